@@ -1,0 +1,3 @@
+from scrapy_detemplate.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,195 @@
+"""Decoding, guarded parsing and the visible-text walk shared by every method.
+
+Everything here works on ``lxml.html`` trees and plain strings; nothing imports
+Scrapy.  The walk is iterative (no recursion), so deeply nested input cannot
+overflow the Python stack.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import lxml.html
+from lxml import etree
+from w3lib.encoding import html_body_declared_encoding, html_to_unicode
+
+#: Elements whose content is never visible text (METRICS.md).
+SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link"})
+
+#: Block-level elements: their boundaries are line breaks in the visible text.
+BLOCK_TAGS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details",
+        "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
+        "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html",
+        "iframe", "legend", "li", "main", "menu", "nav", "noframes", "ol", "option", "p", "pre",
+        "section", "select", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+        "textarea",
+    }
+)  # fmt: skip
+
+_EARLY_END = re.compile(r"</\s*(?:body|html)\s*>", re.IGNORECASE)
+# lxml refuses str input that carries an XML encoding declaration.
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
+_WS = re.compile(r"\s+")
+
+
+def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """Decode page bytes the way Scrapy's ``TextResponse`` does.
+
+    The charset from the Content-Type header wins, then a BOM, then a ``<meta>``
+    declaration, then auto-detection; undecodable bytes become U+FFFD.
+    Returns ``(encoding, text)``.
+    """
+    return html_to_unicode(content_type, body, auto_detect_fun=_auto_detect)
+
+
+def _auto_detect(body: bytes) -> str | None:
+    declared = html_body_declared_encoding(body)
+    if declared:
+        return declared
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            body.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        return encoding
+    return None
+
+
+def keep_content_after_early_end(html: str) -> str:
+    """Drop ``</body>`` and ``</html>`` end tags so that content after them stays.
+
+    Browsers keep such content in the body; libxml2 (lxml >= 6.1) throws it away.
+    The end tags are implied, so removing them changes nothing else.
+    """
+    return _EARLY_END.sub("", html)
+
+
+def parse_html(html: str) -> lxml.html.HtmlElement | None:
+    """Parse with recovery; ``None`` when there is no document at all."""
+    if not html.strip():
+        return None
+    try:
+        html = _XML_DECL.sub("", html, count=1)
+        return lxml.html.document_fromstring(keep_content_after_early_end(html))
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def tree_stats(root: etree._Element) -> tuple[int, int]:
+    """Return ``(number of elements, maximum depth)`` without recursion."""
+    count = 0
+    max_depth = 0
+    stack = [(root, 1)]
+    while stack:
+        el, depth = stack.pop()
+        count += 1
+        if depth > max_depth:
+            max_depth = depth
+        stack.extend((child, depth + 1) for child in el)
+    return count, max_depth
+
+
+def find_body(root: etree._Element) -> etree._Element | None:
+    if root.tag == "body":
+        return root
+    for child in root:
+        if child.tag == "body":
+            return child
+    return root.find(".//body")
+
+
+@dataclass(slots=True)
+class Line:
+    """One line of visible text: the pieces of text that make it up.
+
+    ``slots`` are ``(element, is_tail)`` pairs: where each piece of the line
+    lives in the tree (``element.text`` or ``element.tail``).  ``path`` is the
+    tag path of the element the line starts in, from ``<body>`` down.
+    """
+
+    text: str
+    path: str
+    slots: list[tuple[etree._Element, bool]] = field(default_factory=list)
+
+
+def visible_lines(root: etree._Element | None) -> list[Line]:
+    """Split the visible text of ``root``'s body into lines (METRICS.md rules).
+
+    Block-level boundaries and ``<br>`` end a line; inline elements do not split
+    words.  Script, style, noscript, template, comments and processing
+    instructions contribute nothing (their tails do).
+    """
+    if root is None:
+        return []
+    body = find_body(root)
+    if body is None:
+        return []
+    lines: list[Line] = []
+    parts: list[str] = []
+    slots: list[tuple[etree._Element, bool]] = []
+    start_path = ""
+    path: list[str] = []
+
+    def flush() -> None:
+        nonlocal start_path
+        if parts:
+            text = _WS.sub(" ", "".join(parts)).strip()
+            if text:
+                lines.append(Line(text, start_path, list(slots)))
+            parts.clear()
+            slots.clear()
+
+    def add(text: str, el: etree._Element, is_tail: bool) -> None:
+        nonlocal start_path
+        if not parts:
+            start_path = "/".join(path)
+        parts.append(text)
+        slots.append((el, is_tail))
+
+    # (element, leaving?) pairs; the body's own tail is outside the body.
+    stack: list[tuple[etree._Element, bool]] = [(body, False)]
+    while stack:
+        el, leaving = stack.pop()
+        tag = el.tag
+        if leaving:
+            path.pop()
+            if tag in BLOCK_TAGS:
+                flush()
+            if el.tail and el is not body:
+                add(el.tail, el, True)
+            continue
+        if not isinstance(tag, str) or tag in SKIP_TAGS:
+            # Comments, processing instructions and invisible elements.
+            if el.tail and el is not body:
+                add(el.tail, el, True)
+            continue
+        if tag == "br":
+            flush()
+            if el.tail:
+                add(el.tail, el, True)
+            continue
+        if tag in BLOCK_TAGS:
+            flush()
+        path.append(tag)
+        if el.text:
+            add(el.text, el, False)
+        stack.append((el, True))
+        stack.extend((child, False) for child in reversed(el))
+    flush()
+    return lines
+
+
+def visible_text(root: etree._Element | None) -> str:
+    """The visible text of ``root``: one line per text line, blocks kept apart."""
+    return "\n".join(line.text for line in visible_lines(root))
+
+
+def iter_text_lines(text: str) -> Iterator[str]:
+    for raw in text.splitlines():
+        line = _WS.sub(" ", raw).strip()
+        if line:
+            yield line

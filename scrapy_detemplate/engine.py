@@ -1,0 +1,301 @@
+"""The engine: one object that both the Scrapy components and the CLI call.
+
+:class:`Detemplater` takes pages one at a time in crawl order, keeps per-site
+and per-directory state in a :class:`~scrapy_detemplate.store.StateStore`, asks
+the configured method which parts are template, and renders the template-free
+HTML and text.  Bad input never raises: it comes back as a ``passthrough``
+result that says why.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import lxml.html
+from lxml import etree
+from rapidfuzz.distance import LCSseq
+
+from scrapy_detemplate._html import decode_html, find_body, parse_html, tree_stats, visible_lines
+from scrapy_detemplate.config import DetemplateConfig, directory_key
+from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
+from scrapy_detemplate.store import MemoryStore, StateStore
+
+logger = logging.getLogger(__name__)
+
+#: Why a page was passed through unchanged (a fixed set: stats keys stay bounded).
+PASSTHROUGH_REASONS = ("non_html", "empty", "too_large", "too_deep", "undecodable", "no_body", "error")
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
+
+
+@dataclass(frozen=True, slots=True)
+class CleanResult:
+    """What the engine says about one page.
+
+    ``status`` is ``"cleaned"`` (template removed), ``"unchanged"`` (the method
+    found nothing to remove; ``reason`` says why, e.g. ``"no_peer"``) or
+    ``"passthrough"`` (the page was not processed; ``reason`` is one of
+    :data:`PASSTHROUGH_REASONS`).  ``text`` has one line per block;
+    ``template_lines`` are the page's visible lines that did not survive whole.
+    """
+
+    url: str
+    status: str
+    method: str
+    reason: str = ""
+    text: str = ""
+    html: str = ""
+    template_lines: tuple[str, ...] = ()
+    chars_total: int = 0
+    chars_removed: int = 0
+    bytes_in: int = 0
+    bytes_removed: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def removed_share(self) -> float:
+        """Share of the page's visible characters that were removed."""
+        return self.chars_removed / self.chars_total if self.chars_total else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        """The result as JSON-ready data."""
+        return {
+            "url": self.url,
+            "status": self.status,
+            "method": self.method,
+            "reason": self.reason,
+            "text": self.text,
+            "html": self.html,
+            "template_lines": list(self.template_lines),
+            "chars_total": self.chars_total,
+            "chars_removed": self.chars_removed,
+            "bytes_removed": self.bytes_removed,
+        }
+
+
+class Detemplater:
+    """Learns each site's template as pages arrive and returns them without it.
+
+    >>> det = Detemplater(DetemplateConfig(method="sandwich"))
+    >>> page = "<html><body><nav>Home</nav><p>{}</p><footer>(c) Ex</footer></body></html>"
+    >>> det.process("http://ex.com/a/1", page.format("First story").encode()).reason
+    'no_peer'
+    >>> det.process("http://ex.com/a/2", page.format("Second story").encode()).text
+    'Second story'
+    """
+
+    def __init__(self, config: DetemplateConfig | None = None, store: StateStore | None = None) -> None:
+        self.config = config or DetemplateConfig()
+        self.store: StateStore = store or MemoryStore(max_keys=self.config.max_directories)
+        self.runner: Runner = RUNNERS[self.config.method](self.config, self.store)
+        self._warned: set[str] = set()
+
+    def process(
+        self,
+        url: str,
+        body: bytes | str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        tree: etree._Element | None = None,
+    ) -> CleanResult:
+        """Clean one page: raw ``body`` (bytes or text) or an already-parsed ``tree``.
+
+        ``headers`` (a ``Content-Type`` at least) select the encoding and tell
+        HTML from other content.  A given ``tree`` is never modified.
+        """
+        try:
+            return self._process(url, body, headers or {}, tree)
+        except Exception:  # never let one page break a crawl
+            self._warn_once("error", url, exc_info=True)
+            return CleanResult(url, "passthrough", self.runner.name, "error", bytes_in=_size(body))
+
+    # -- steps -------------------------------------------------------------
+
+    def _process(
+        self, url: str, body: bytes | str | None, headers: Mapping[str, str], tree: etree._Element | None
+    ) -> CleanResult:
+        cfg = self.config
+        content_type = _header(headers, "content-type")
+        bytes_in = _size(body)
+        if content_type and content_type.split(";")[0].strip().lower() not in _HTML_TYPES:
+            return self._passthrough(url, "non_html", bytes_in)
+        owned = tree is None
+        html = ""
+        if tree is None:
+            if body is None or not body.strip():
+                return self._passthrough(url, "empty", bytes_in)
+            if bytes_in > cfg.max_bytes:
+                return self._passthrough(url, "too_large", bytes_in)
+            if isinstance(body, bytes):
+                if b"\x00" in body[:4096]:
+                    return self._passthrough(url, "undecodable", bytes_in)
+                _, html = decode_html(body, content_type or None)
+                if html.count("\ufffd") > max(16, len(html) // 20):
+                    return self._passthrough(url, "undecodable", bytes_in)
+            else:
+                html = body
+            tree = parse_html(html)
+            if tree is None:
+                return self._passthrough(url, "empty", bytes_in)
+        nodes, depth = tree_stats(tree)
+        if nodes > cfg.max_nodes:
+            return self._passthrough(url, "too_large", bytes_in)
+        if depth >= cfg.max_depth:
+            return self._passthrough(url, "too_deep", bytes_in)
+        root = tree if owned else copy.deepcopy(tree)
+        if not html:
+            html = lxml.html.tostring(root, encoding="unicode")
+        site = cfg.site_key(url)
+        page = ParsedPage(url, site, directory_key(url, site), html, root)
+        if find_body(root) is None or not page.lines:
+            return self._passthrough(url, "no_body", bytes_in, html=html)
+        if len(page.lines) > cfg.max_lines:
+            return self._passthrough(url, "too_large", bytes_in, html=html, text=_join(page.lines))
+        verdict = self.runner.run(page)
+        return self._render(page, verdict, bytes_in)
+
+    def _passthrough(self, url: str, reason: str, bytes_in: int, html: str = "", text: str = "") -> CleanResult:
+        self._warn_once(reason, url)
+        return CleanResult(url, "passthrough", self.runner.name, reason, text=text, html=html, bytes_in=bytes_in)
+
+    def _warn_once(self, reason: str, url: str, exc_info: bool = False) -> None:
+        if reason in self._warned:
+            logger.debug("detemplate: passed %s through (%s)", url, reason, exc_info=exc_info)
+            return
+        self._warned.add(reason)
+        logger.warning(
+            "detemplate: passed %s through unchanged (%s); further pages passed through for this reason are "
+            "only counted (stats detemplate/passed_through/%s)",
+            url, reason, reason, exc_info=exc_info,
+        )  # fmt: skip
+
+    def _render(self, page: ParsedPage, verdict: Verdict, bytes_in: int) -> CleanResult:
+        original_lines = [line.text for line in page.lines]
+        chars_total = sum(len(t) for t in original_lines)
+        if not verdict.removes_something:
+            return CleanResult(
+                page.url, "unchanged", self.runner.name, verdict.detail, text="\n".join(original_lines),
+                html=page.html, chars_total=chars_total, bytes_in=bytes_in,
+            )  # fmt: skip
+        if verdict.clean_source is not None:
+            root = parse_html(verdict.clean_source)
+            if root is None:
+                root = lxml.html.document_fromstring("<html><body></body></html>")
+        else:
+            root = remove_template(page, verdict)
+        clean_lines = [line.text for line in visible_lines(root)]
+        html = lxml.html.tostring(root, encoding="unicode")
+        return CleanResult(
+            page.url,
+            "cleaned",
+            self.runner.name,
+            verdict.detail,
+            text="\n".join(clean_lines),
+            html=html,
+            template_lines=tuple(_removed_lines(original_lines, clean_lines)),
+            chars_total=chars_total,
+            chars_removed=chars_total - sum(len(t) for t in clean_lines),
+            bytes_in=bytes_in,
+            bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))),
+        )
+
+
+def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
+    """Remove template lines and subtrees from the page's own tree, in one pass.
+
+    Text pieces of template lines are blanked; template subtrees are dropped;
+    then every element whose visible text was all template is dropped too, so
+    empty menus and footers leave no shell behind.  Ancestors of kept text
+    always stay, so the structure of the content is preserved.
+    """
+    root = page.root
+    body = find_body(root)
+    kept: dict[etree._Element, int] = {}
+    removed: dict[etree._Element, int] = {}
+    blank: list[tuple[etree._Element, bool]] = []
+    for index, line in enumerate(page.lines):
+        is_template = index in verdict.template_lines
+        for el, is_tail in line.slots:
+            owner = el.getparent() if is_tail else el
+            if owner is None:
+                continue
+            counts = removed if is_template else kept
+            counts[owner] = counts.get(owner, 0) + 1
+            if is_template:
+                blank.append((el, is_tail))
+    for el, is_tail in blank:
+        if is_tail:
+            el.tail = None
+        else:
+            el.text = None
+    for el in verdict.template_elements:
+        if el.getparent() is not None and el is not body:
+            removed[el] = removed.get(el, 0) + 1 + kept.pop(el, 0)
+    if body is None:
+        return root
+    # Post-order totals: reversed pre-order visits descendants before ancestors.
+    order = list(body.iter())
+    subtree_kept: dict[etree._Element, int] = {}
+    subtree_removed: dict[etree._Element, int] = {}
+    forced = set(verdict.template_elements)
+    for el in reversed(order):
+        k = subtree_kept.get(el, 0) + kept.get(el, 0)
+        r = subtree_removed.get(el, 0) + removed.get(el, 0)
+        if el in forced:
+            k, r = 0, r + k
+        subtree_kept[el], subtree_removed[el] = k, r
+        parent = el.getparent()
+        if parent is not None and el is not body:
+            subtree_kept[parent] = subtree_kept.get(parent, 0) + k
+            subtree_removed[parent] = subtree_removed.get(parent, 0) + r
+    for el in order:
+        parent = el.getparent()
+        if el is body or parent is None:
+            continue
+        emptied = subtree_removed.get(el, 0) and not subtree_kept.get(el, 0)
+        # Only the outermost emptied element is dropped; its tail stays.
+        if emptied and (parent is body or not (subtree_removed.get(parent, 0) and not subtree_kept.get(parent, 0))):
+            _drop_keep_tail(el)
+    return root
+
+
+def _drop_keep_tail(el: etree._Element) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    previous = el.getprevious()
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def _removed_lines(original: list[str], clean: list[str]) -> list[str]:
+    blocks = LCSseq.editops(original, clean).as_matching_blocks() if original and clean else []
+    survived: set[int] = set()
+    for block in blocks:
+        survived.update(range(block.a, block.a + block.size))
+    return [line for i, line in enumerate(original) if i not in survived]
+
+
+def _join(lines: list) -> str:  # type: ignore[type-arg]
+    return "\n".join(line.text for line in lines)
+
+
+def _header(headers: Mapping[str, str], name: str) -> str:
+    for key, value in headers.items():
+        if key.lower() == name:
+            return value
+    return ""
+
+
+def _size(body: bytes | str | None) -> int:
+    if body is None:
+        return 0
+    return len(body) if isinstance(body, bytes) else len(body.encode("utf-8", "surrogatepass"))

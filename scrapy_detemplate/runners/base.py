@@ -1,0 +1,83 @@
+"""What a method runner sees (a parsed page) and returns (a verdict).
+
+A runner adapts one pure algorithm from :mod:`scrapy_detemplate.methods` to the
+engine: it reads and writes the method's per-site or per-directory state in the
+store and says which parts of the page are template.  Rendering the clean page
+is the engine's job, the same for every method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from lxml import etree
+
+from scrapy_detemplate._html import Line, visible_lines
+
+if TYPE_CHECKING:
+    from scrapy_detemplate.config import DetemplateConfig
+    from scrapy_detemplate.store import StateStore
+
+
+@dataclass(slots=True)
+class ParsedPage:
+    """One page, decoded and parsed once, as every runner receives it."""
+
+    url: str
+    site: str
+    directory: str
+    html: str
+    root: etree._Element
+    _lines: list[Line] | None = field(default=None, repr=False)
+
+    @property
+    def lines(self) -> list[Line]:
+        """Visible text lines of the page (computed once, on first use)."""
+        if self._lines is None:
+            self._lines = visible_lines(self.root)
+        return self._lines
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A runner's answer for one page.
+
+    ``template_lines`` index :attr:`ParsedPage.lines`; ``template_elements``
+    are whole subtrees; ``clean_source`` is set by methods that cut the HTML
+    source itself (Sandwich on source lines).  ``detail`` says why nothing was
+    removed (``"no_peer"``, ``"duplicate"``...), for results and stats.
+    """
+
+    template_lines: frozenset[int] = frozenset()
+    template_elements: tuple[etree._Element, ...] = ()
+    clean_source: str | None = None
+    detail: str = ""
+
+    @property
+    def removes_something(self) -> bool:
+        return bool(self.template_lines or self.template_elements or self.clean_source is not None)
+
+
+class Runner(Protocol):
+    """One method, wired to the store.  Built once per engine."""
+
+    name: str
+
+    def run(self, page: ParsedPage) -> Verdict: ...
+
+
+class RunnerFactory(Protocol):
+    def __call__(self, config: DetemplateConfig, store: StateStore) -> Runner: ...
+
+
+class NoRemoval:
+    """The floor: keep all visible text."""
+
+    name = "none"
+
+    def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
+        del config, store
+
+    def run(self, page: ParsedPage) -> Verdict:
+        return Verdict(detail="no_removal")
