@@ -136,6 +136,13 @@ def _coerce(name: str, raw: Any, default: Any) -> Any:
         if text in ("0", "false", "no", "off", ""):
             return False
         raise InvalidSetting(name, raw, "a boolean")
+    if isinstance(default, float):
+        if isinstance(raw, bool):
+            raise InvalidSetting(name, raw, "a number")
+        try:
+            return float(raw)
+        except (TypeError, ValueError) as exc:
+            raise InvalidSetting(name, raw, "a number") from exc
     if isinstance(default, int):
         if isinstance(raw, bool):
             raise InvalidSetting(name, raw, "a positive integer")
