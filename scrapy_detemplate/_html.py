@@ -79,18 +79,18 @@ def parse_html(html: str) -> lxml.html.HtmlElement | None:
         return None
 
 
-def tree_stats(root: etree._Element) -> tuple[int, int]:
-    """Return ``(number of elements, maximum depth)`` without recursion."""
-    count = 0
-    max_depth = 0
-    stack = [(root, 1)]
-    while stack:
-        el, depth = stack.pop()
-        count += 1
-        if depth > max_depth:
-            max_depth = depth
-        stack.extend((child, depth + 1) for child in el)
-    return count, max_depth
+def count_nodes(root: etree._Element) -> int:
+    """Number of nodes in the tree (elements, comments, processing instructions)."""
+    return int(root.xpath("count(//node()[not(self::text())])"))
+
+
+def deeper_than(root: etree._Element, depth: int) -> bool:
+    """Whether any element lies ``depth`` or more levels below ``root``.
+
+    libxml2 stops nesting at 256 levels and flattens the rest, so a page that
+    reaches the bound has most likely been mangled by the parser.
+    """
+    return bool(root.xpath(f"boolean(//*[count(ancestor::*) >= {int(depth) - 1}])"))
 
 
 def find_body(root: etree._Element) -> etree._Element | None:

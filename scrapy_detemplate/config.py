@@ -24,9 +24,9 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_URL_FIELD": "url",
     "DETEMPLATE_SITE_KEY": "",
     "DETEMPLATE_MAX_BYTES": 8 * 1024 * 1024,
-    "DETEMPLATE_MAX_NODES": 200_000,
+    "DETEMPLATE_MAX_NODES": 50_000,
     "DETEMPLATE_MAX_DEPTH": 250,
-    "DETEMPLATE_MAX_LINES": 200_000,
+    "DETEMPLATE_MAX_LINES": 20_000,
     "DETEMPLATE_MAX_DIRECTORIES": 10_000,
     "DETEMPLATE_SANDWICH_UNIT": "text",
     "DETEMPLATE_SANDWICH_PEER": "last",
@@ -71,9 +71,9 @@ class DetemplateConfig:
     url_field: str = "url"
     site_key: Callable[[str], str] = default_site_key
     max_bytes: int = 8 * 1024 * 1024
-    max_nodes: int = 200_000
+    max_nodes: int = 50_000
     max_depth: int = 250
-    max_lines: int = 200_000
+    max_lines: int = 20_000
     max_directories: int = 10_000
     sandwich_unit: str = "text"
     sandwich_peer: str = "last"

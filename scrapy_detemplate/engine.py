@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import lxml.html
 from lxml import etree
-from rapidfuzz.distance import LCSseq
 
-from scrapy_detemplate._html import decode_html, find_body, parse_html, tree_stats, visible_lines
+from scrapy_detemplate._html import count_nodes, decode_html, deeper_than, find_body, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig, directory_key
+from scrapy_detemplate.methods.sandwich import lcs_indexes, line_key
 from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
 from scrapy_detemplate.store import MemoryStore, StateStore
 
@@ -140,10 +140,9 @@ class Detemplater:
             tree = parse_html(html)
             if tree is None:
                 return self._passthrough(url, "empty", bytes_in)
-        nodes, depth = tree_stats(tree)
-        if nodes > cfg.max_nodes:
+        if count_nodes(tree) > cfg.max_nodes:
             return self._passthrough(url, "too_large", bytes_in)
-        if depth >= cfg.max_depth:
+        if deeper_than(tree, cfg.max_depth):
             return self._passthrough(url, "too_deep", bytes_in)
         root = tree if owned else copy.deepcopy(tree)
         if not html:
@@ -186,7 +185,13 @@ class Detemplater:
                 root = lxml.html.document_fromstring("<html><body></body></html>")
         else:
             root = remove_template(page, verdict)
-        clean_lines = [line.text for line in visible_lines(root)]
+        if verdict.clean_source is None and not verdict.template_elements:
+            # Whole lines were removed: the rest is the text, line breaks as they were.
+            removed = [t for i, t in enumerate(original_lines) if i in verdict.template_lines]
+            clean_lines = [t for i, t in enumerate(original_lines) if i not in verdict.template_lines]
+        else:
+            clean_lines = [line.text for line in visible_lines(root)]
+            removed = _removed_lines(original_lines, clean_lines)
         html = lxml.html.tostring(root, encoding="unicode")
         return CleanResult(
             page.url,
@@ -195,7 +200,7 @@ class Detemplater:
             verdict.detail,
             text="\n".join(clean_lines),
             html=html,
-            template_lines=tuple(_removed_lines(original_lines, clean_lines)),
+            template_lines=tuple(removed),
             chars_total=chars_total,
             chars_removed=chars_total - sum(len(t) for t in clean_lines),
             bytes_in=bytes_in,
@@ -277,10 +282,8 @@ def _drop_keep_tail(el: etree._Element) -> None:
 
 
 def _removed_lines(original: list[str], clean: list[str]) -> list[str]:
-    blocks = LCSseq.editops(original, clean).as_matching_blocks() if original and clean else []
-    survived: set[int] = set()
-    for block in blocks:
-        survived.update(range(block.a, block.a + block.size))
+    """Lines of the page that are not in the clean text (outside their LCS)."""
+    survived = set(lcs_indexes([line_key(t) for t in original], [line_key(t) for t in clean]))
     return [line for i, line in enumerate(original) if i not in survived]
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import re
 from array import array
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import LCSseq, Levenshtein
@@ -57,19 +59,72 @@ def unpack_keys(data: bytes) -> list[int]:
     return keys.tolist()
 
 
-def lcs_indexes(page: Sequence[int], peer: Sequence[int]) -> list[int]:
-    """Indexes of ``page`` lines in one longest common subsequence with ``peer``.
+#: Above this many cells (len(page) * len(peer)) the exact LCS would need too
+#: much memory and time (RapidFuzz's editops keeps an n*m bit matrix), so the
+#: pages are first cut at anchors (see :func:`lcs_indexes`).
+EXACT_CELLS = 4_000_000
 
-    These are the template lines.  Lines that are blank in the source (key of the
-    empty string) are included when matched; they carry no content either way.
+
+def lcs_indexes(page: Sequence[int], peer: Sequence[int], exact_cells: int = EXACT_CELLS) -> list[int]:
+    """Indexes of ``page`` lines in a longest common subsequence with ``peer``.
+
+    These are the template lines.  Up to ``exact_cells`` the LCS is exact
+    (RapidFuzz, bit-parallel).  Larger inputs are cut at *anchors*, lines that
+    occur exactly once in each page, kept in a longest increasing chain (as in
+    patience diff, O(n log n)); the gaps between anchors are solved exactly when
+    they fit the budget, recursively anchored otherwise, and left unmatched
+    (kept as content) when neither works.  The result is always a common
+    subsequence; for large inputs it can be shorter than the longest one.
     """
     if not page or not peer:
         return []
-    blocks = LCSseq.editops(page, peer).as_matching_blocks()
+    if len(page) * len(peer) <= exact_cells:
+        return _exact(page, peer)
     matched: list[int] = []
-    for block in blocks:
+    i0 = j0 = 0
+    for i, j in [*_anchors(page, peer), (len(page), len(peer))]:
+        if i > i0 and j > j0:
+            gap = page[i0:i], peer[j0:j]
+            if len(gap[0]) < len(page) or len(gap[1]) < len(peer):  # progress, so recursion ends
+                matched.extend(i0 + k for k in lcs_indexes(*gap, exact_cells=exact_cells))
+        if i < len(page):
+            matched.append(i)
+        i0, j0 = i + 1, j + 1
+    return matched
+
+
+def _exact(page: Sequence[int], peer: Sequence[int]) -> list[int]:
+    matched: list[int] = []
+    for block in LCSseq.editops(page, peer).as_matching_blocks():
         matched.extend(range(block.a, block.a + block.size))
     return matched
+
+
+def _anchors(page: Sequence[int], peer: Sequence[int]) -> list[tuple[int, int]]:
+    """Lines unique in both sequences, as the longest chain increasing in both."""
+    count_page = Counter(page)
+    count_peer = Counter(peer)
+    where = {key: j for j, key in enumerate(peer) if count_peer[key] == 1}
+    pairs = [(i, where[key]) for i, key in enumerate(page) if count_page[key] == 1 and key in where]
+    # Longest increasing subsequence of the peer positions (patience sorting).
+    tails: list[int] = []  # tails[k]: peer position ending the best chain of length k+1
+    tail_at: list[int] = []  # index into pairs of that chain's end
+    back: list[int] = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            tail_at.append(n)
+        else:
+            tails[k] = j
+            tail_at[k] = n
+        back[n] = tail_at[k - 1] if k else -1
+    chain: list[tuple[int, int]] = []
+    n = tail_at[-1] if tail_at else -1
+    while n >= 0:
+        chain.append(pairs[n])
+        n = back[n]
+    return chain[::-1]
 
 
 def closest_name(name: str, candidates: Sequence[str]) -> int | None:

@@ -1,0 +1,68 @@
+"""One engine per crawler, shared by the middlewares and the pipeline; stats."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.engine import CleanResult, Detemplater
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger("scrapy_detemplate")
+
+META_KEY = "detemplate"
+ORIGINAL_BODY_META_KEY = "detemplate_original_body"
+SKIP_META_KEY = "dont_detemplate"
+
+# Keyed by crawler, so it lives exactly as long as the crawl.
+_ENGINES: WeakKeyDictionary[Crawler, Detemplater] = WeakKeyDictionary()
+
+
+def engine_for(crawler: Crawler) -> Detemplater:
+    """The crawler's engine, built (and the settings validated) on first use."""
+    engine = _ENGINES.get(crawler)
+    if engine is None:
+        engine = Detemplater(DetemplateConfig.from_settings(crawler.settings))
+        _ENGINES[crawler] = engine
+        logger.info("detemplate: method %r enabled", engine.config.method)
+    return engine
+
+
+def record(stats: StatsCollector | None, result: CleanResult) -> None:
+    """Count one result under ``detemplate/`` (a bounded set of keys)."""
+    if stats is None:
+        return
+    stats.inc_value("detemplate/pages")
+    if result.status == "passthrough":
+        stats.inc_value("detemplate/passed_through")
+        stats.inc_value(f"detemplate/passed_through/{result.reason}")
+        if result.reason == "error":
+            stats.inc_value("detemplate/error")
+        return
+    stats.inc_value(f"detemplate/{result.status}")
+    if result.status == "unchanged" and result.reason:
+        stats.inc_value(f"detemplate/unchanged/{result.reason}")
+    stats.inc_value("detemplate/chars_total", result.chars_total)
+    stats.inc_value("detemplate/template_chars_removed", result.chars_removed)
+    stats.inc_value("detemplate/template_bytes_removed", result.bytes_removed)
+
+
+def summary(stats: StatsCollector | None) -> str:
+    """One line for the crawl log at close."""
+    if stats is None:
+        return ""
+    get = stats.get_value
+    pages = get("detemplate/pages", 0)
+    total = get("detemplate/chars_total", 0) or 0
+    removed = get("detemplate/template_chars_removed", 0) or 0
+    share = 100.0 * removed / total if total else 0.0
+    return (
+        f"detemplate: {pages} pages, {get('detemplate/cleaned', 0)} cleaned, "
+        f"{get('detemplate/unchanged', 0)} unchanged, {get('detemplate/passed_through', 0)} passed through; "
+        f"{share:.1f}% of visible text removed as template"
+    )

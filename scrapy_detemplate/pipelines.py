@@ -1,0 +1,62 @@
+"""Item pipeline: cleans raw HTML that items carry themselves."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import NotConfigured
+
+from scrapy_detemplate._crawler import engine_for, logger, record
+from scrapy_detemplate.engine import Detemplater
+from scrapy_detemplate.middlewares import ItemFiller
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+
+class DetemplatePipeline:
+    """For spiders that yield raw pages as items (``{"url": ..., "html": ...}``).
+
+    With ``DETEMPLATE_SOURCE_FIELD`` set (e.g. ``"html"``), an item holding raw
+    HTML in that field, and whose text field is still empty, goes through the
+    same engine as responses do; its URL comes from ``DETEMPLATE_URL_FIELD``.
+    Items already filled by the spider middleware are left alone, so no page is
+    fed to the engine twice.  Items are never dropped.
+    """
+
+    def __init__(self, engine: Detemplater, filler: ItemFiller, stats: StatsCollector | None = None) -> None:
+        self.engine = engine
+        self.filler = filler
+        self.stats = stats
+        config = engine.config
+        self.source_field = config.source_field
+        self.url_field = config.url_field
+        self.text_field = config.text_field
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> DetemplatePipeline:
+        if not crawler.settings.getbool("DETEMPLATE_ENABLED", True):
+            raise NotConfigured("DETEMPLATE_ENABLED is off")
+        engine = engine_for(crawler)
+        return cls(engine, ItemFiller(engine.config, crawler.stats), crawler.stats)
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if not self.source_field:
+            return item
+        try:
+            adapter = ItemAdapter(item)
+            source = adapter.get(self.source_field)
+            if not source or (self.text_field and adapter.get(self.text_field)):
+                return item
+            url = str(adapter.get(self.url_field) or "")
+            result = self.engine.process(url, source if isinstance(source, (bytes, str)) else str(source))
+            record(self.stats, result)
+            self.filler.fill(item, result)
+        except Exception:
+            logger.error("detemplate: could not clean an item's %r field", self.source_field, exc_info=True)
+            if self.stats is not None:
+                self.stats.inc_value("detemplate/error")
+        return item

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import pytest
+
+from scrapy_detemplate.evaluation import Summary, bag, score_page
+
+
+def test_tokens_are_unicode_lowercase_words():
+    assert bag("Ünïcode, WORDS words_2!") == {"ünïcode": 1, "words": 1, "words_2": 1}
+
+
+def test_page_scores_follow_the_definitions():
+    score = score_page(extracted="a b c x", gold="a b c d", visible="a b c d x y")
+    assert score.precision == pytest.approx(0.75)
+    assert score.recall == pytest.approx(0.75)
+    assert score.f1 == pytest.approx(0.75)
+    assert score.removal == pytest.approx(0.5)  # x leaked, y removed
+    assert not score.failed
+
+
+def test_empty_sides():
+    assert score_page("", "", "").f1 == 1.0
+    assert score_page("", "gold", "gold other").f1 == 0.0
+    assert score_page("", "gold", "gold other").removal == 1.0
+
+
+def test_site_macro_weighs_sites_equally():
+    summary = Summary()
+    summary.add("a", score_page("x", "x", "x"))
+    summary.add("a", score_page("x", "x", "x"))
+    summary.add("b", score_page("y", "x", "x y"))
+    assert summary.macro()["f1"] == pytest.approx(0.5)
+    assert summary.micro()["f1"] == pytest.approx(2 / 3)
