@@ -81,7 +81,8 @@ def parse_html(html: str) -> lxml.html.HtmlElement | None:
 
 def count_nodes(root: etree._Element) -> int:
     """Number of nodes in the tree (elements, comments, processing instructions)."""
-    return int(root.xpath("count(//node()[not(self::text())])"))
+    count = root.xpath("count(//node()[not(self::text())])")
+    return int(count) if isinstance(count, float) else 0
 
 
 def deeper_than(root: etree._Element, depth: int) -> bool:

@@ -11,7 +11,10 @@ def components(settings: dict) -> dict:
     crawler = get_crawler(settings_dict=settings)
     crawler._apply_settings()
     keys = ("DOWNLOADER_MIDDLEWARES", "SPIDER_MIDDLEWARES", "ITEM_PIPELINES", *DEFAULT_SETTINGS)
-    return {key: crawler.settings.get(key) if key.startswith("DETEMPLATE") else crawler.settings.getdict(key) for key in keys}
+    return {
+        key: crawler.settings.get(key) if key.startswith("DETEMPLATE") else crawler.settings.getdict(key)
+        for key in keys
+    }
 
 
 def test_the_addon_equals_configuring_everything_by_hand():

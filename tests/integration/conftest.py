@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import demosite
+import pytest
 
 RUNNER = Path(__file__).with_name("crawl_runner.py")
 

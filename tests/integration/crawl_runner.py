@@ -21,7 +21,7 @@ from scrapy.crawler import CrawlerProcess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "example_project"))
 
-from demo.spiders.site import SiteSpider  # noqa: E402
+from demo.spiders.site import SiteSpider
 
 
 class ListSpider(scrapy.Spider):

@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-
 import demosite
+import pytest
 
 from .conftest import run_crawl
 
@@ -42,8 +41,14 @@ def test_crawl_exports_article_text_without_template(site, tmp_path):
 
 def test_dont_detemplate_and_replace_body(site, tmp_path):
     _, base = site
-    urls = [[f"{base}/news/", {}], [f"{base}/news/story-1.html", {}], [f"{base}/news/story-2.html", {"dont_detemplate": True}]]
-    crawl = run_crawl(tmp_path, urls=urls, settings={**ADDON, "CONCURRENT_REQUESTS": 1, "DETEMPLATE_REPLACE_BODY": True})
+    urls = [
+        [f"{base}/news/", {}],
+        [f"{base}/news/story-1.html", {}],
+        [f"{base}/news/story-2.html", {"dont_detemplate": True}],
+    ]
+    crawl = run_crawl(
+        tmp_path, urls=urls, settings={**ADDON, "CONCURRENT_REQUESTS": 1, "DETEMPLATE_REPLACE_BODY": True}
+    )
     items = by_path(crawl.items)
     cleaned = items["/news/story-1.html"]
     assert cleaned["result_status"] == "cleaned"
