@@ -13,11 +13,13 @@ import binascii
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from scrapy_detemplate.config import DEFAULT_SETTINGS, DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import CleanResult, Detemplater
-from scrapy_detemplate.evaluation import Summary, format_table, read_manifest, score_page, timed
+from scrapy_detemplate.evaluation import Summary, format_table, parse_cost, plot, read_manifest, run_method, run_peer
+from scrapy_detemplate.peers import PEERS, load_peer
 from scrapy_detemplate.runners import RUNNERS
 
 
@@ -25,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        config = _config(None if args.method == "all" else args.method, args.set)
+        config = _config(None if args.command == "eval" else args.method, args.set)
     except InvalidSetting as exc:
         parser.error(str(exc))
     if args.command == "clean":
@@ -37,7 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scrapy-detemplate", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--method", default=None, help=f"method to run ({', '.join(sorted(RUNNERS))})")
+    common.add_argument(
+        "--method", default=None, help=f"method to run ({', '.join(sorted(RUNNERS))}); eval: also 'all' or a comma list"
+    )
     common.add_argument(
         "-s", "--set", action="append", default=[], metavar="NAME=VALUE",
         help="a DETEMPLATE_* setting, as with 'scrapy crawl -s'",
@@ -45,10 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     p_clean = sub.add_parser("clean", parents=[common], help="clean JSONL pages, in order")
     p_clean.add_argument("-i", "--input", type=argparse.FileType("r", encoding="utf-8"), default=sys.stdin)
     p_clean.add_argument("-o", "--output", type=argparse.FileType("w", encoding="utf-8"), default=sys.stdout)
-    p_eval = sub.add_parser("eval", parents=[common], help="score methods on corpus manifests")
+    p_eval = sub.add_parser("eval", parents=[common], help="score methods (and peers) on corpora")
     p_eval.add_argument("manifests", nargs="+", help="corpus manifest(s), e.g. ../shared/corpus/c2f.manifest.jsonl")
     p_eval.add_argument("--per-site", action="store_true", help="also print one row per site")
+    p_eval.add_argument("--peers", default="", help="peer extractors too: 'all' or a comma list (bench extra)")
     p_eval.add_argument("--json", type=argparse.FileType("w", encoding="utf-8"), help="write the figures as JSON")
+    p_eval.add_argument("--plot", metavar="PNG", help="write quality against cost as a PNG (needs matplotlib)")
     return parser
 
 
@@ -97,35 +103,46 @@ def _output(result: CleanResult) -> dict[str, object]:
 
 
 def evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    methods = sorted(RUNNERS) if args.method == "all" else [args.method or DEFAULT_SETTINGS["DETEMPLATE_METHOD"]]
+    """Methods and peers over each corpus, in one process: tables, JSON, plot."""
+    methods = _names(args.method or DEFAULT_SETTINGS["DETEMPLATE_METHOD"], sorted(RUNNERS))
+    peers = _names(args.peers, sorted(PEERS)) if args.peers else []
     report: dict[str, Any] = {}
+    points: dict[str, dict[str, tuple[float, float]]] = {}
     for manifest in args.manifests:
-        rows = []
+        pages = list(read_manifest(manifest))
+        corpus = Path(manifest).name.split(".")[0]
+        floor = parse_cost(pages)
+        runs: list[tuple[str, Summary]] = []
         for method in methods:
-            config = _config(method, args.set)
-            summary = run_corpus(config, manifest)
-            rows.append((method, summary.macro()))
-            report.setdefault(manifest, {})[method] = {
+            runs.append((method, run_method(_config(method, args.set), pages)))
+        for peer in peers:
+            runs.append((f"peer:{peer}", run_peer(load_peer(peer), pages)))
+        entry: dict[str, Any] = {"pages": len(pages), "sites": len({p.site for p in pages})}
+        entry["lxml_parse_ms"] = 1000 * floor
+        for name, summary in runs:
+            entry[name] = {
                 "macro": summary.macro(),
                 "micro": summary.micro(),
-                "pages": summary.pages,
                 "sites": {s: summary.site_means(s) for s in summary.sites},
             }
+            points.setdefault(corpus, {})[name] = (summary.macro()["ms_per_page"], summary.macro()["f1"])
             if args.per_site:
+                print(f"{name} per site")
                 print(format_table((f"  {s}", summary.site_means(s)) for s in summary.sites))
-        print(f"{manifest} (site-macro)")
-        print(format_table(rows))
+        report[corpus] = entry
+        floor_ms = entry["lxml_parse_ms"]
+        print(f"{corpus}: {len(pages)} pages, {entry['sites']} sites (site-macro; lxml parse {floor_ms:.2f} ms/page)")
+        print(format_table((name, summary.macro()) for name, summary in runs))
     if args.json:
         json.dump(report, args.json, indent=1)
+    if args.plot:
+        plot(points, args.plot)
     return 0
 
 
-def run_corpus(config: DetemplateConfig, manifest: str) -> Summary:
-    """Run one engine over a manifest's pages in crawl order and score every page."""
-    engine = Detemplater(config)
-    summary = Summary()
-    for page in read_manifest(manifest):
-        result, seconds = timed(engine.process, page.url, page.body)
-        text = result.text if result.status != "passthrough" or result.text else page.visible_text()
-        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds))
-    return summary
+def _names(value: str, known: list[str]) -> list[str]:
+    names = known if value == "all" else [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"scrapy-detemplate: unknown name(s) {unknown}; known: {known}")
+    return names

@@ -9,16 +9,24 @@ the plain mean over pages is "micro".
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import mean
+from statistics import mean, median
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import lxml.html
 
 from scrapy_detemplate._html import decode_html, parse_html, visible_text
+
+if TYPE_CHECKING:
+    from scrapy_detemplate.config import DetemplateConfig
 
 _TOKEN = re.compile(r"\w+")
 
@@ -96,35 +104,116 @@ def _means(scores: list[PageScore]) -> dict[str, float]:
     }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CorpusPage:
     site: str
     url: str
     body: bytes
     gold: str
+    _html: str | None = None
+    _visible: str | None = None
+
+    @property
+    def html(self) -> str:
+        """The page decoded as Scrapy would (no headers: BOM, meta, detection)."""
+        if self._html is None:
+            self._html = decode_html(self.body)[1]
+        return self._html
 
     def visible_text(self) -> str:
-        _, html = decode_html(self.body)
-        return visible_text(parse_html(html))
+        """All visible text of the page (V in METRICS.md), computed once."""
+        if self._visible is None:
+            self._visible = visible_text(parse_html(self.html))
+        return self._visible
 
 
 def read_manifest(path: str | Path) -> Iterator[CorpusPage]:
-    """Pages of a corpus manifest (``../shared/corpus/*.manifest.jsonl``), in order."""
+    """Pages of a corpus, in crawl order.
+
+    Either a manifest like ``../shared/corpus/*.manifest.jsonl`` (``html`` and
+    ``gold`` are file paths relative to it) or a JSONL corpus whose lines hold
+    the page itself: ``{"site", "url", "html" or "html_b64", "gold_text"}``.
+    """
     path = Path(path)
     with path.open(encoding="utf-8") as lines:
         for raw in lines:
             if not raw.strip():
                 continue
             entry = json.loads(raw)
+            site = entry.get("site") or urlsplit(entry["url"]).hostname or ""
+            if "gold_text" in entry:
+                body = base64.b64decode(entry["html_b64"]) if "html_b64" in entry else entry["html"].encode("utf-8")
+                yield CorpusPage(site, entry["url"], body, entry["gold_text"])
+                continue
             body = (path.parent / entry["html"]).read_bytes()
             gold = (path.parent / entry["gold"]).read_text(encoding="utf-8")
-            yield CorpusPage(entry["site"], entry["url"], body, gold)
+            yield CorpusPage(site, entry["url"], body, gold)
 
 
-def timed(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return out, time.perf_counter() - start
+def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary:
+    """One engine over the pages in crawl order, each scored as it comes out."""
+    from scrapy_detemplate.engine import Detemplater
+
+    engine = Detemplater(config)
+    summary = Summary()
+    for page in pages:
+        start = time.perf_counter()
+        result = engine.process(page.url, page.body)
+        seconds = time.perf_counter() - start
+        text = result.text if result.status != "passthrough" or result.text else page.visible_text()
+        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds))
+    return summary
+
+
+def run_peer(extract: Callable[[str], str], pages: Iterable[CorpusPage]) -> Summary:
+    """A page-level extractor over the same pages; a failure scores as empty output."""
+    summary = Summary()
+    for page in pages:
+        start = time.perf_counter()
+        try:
+            text = extract(decode_html(page.body)[1])
+        except Exception:
+            text = ""
+        seconds = time.perf_counter() - start
+        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds))
+    return summary
+
+
+def parse_cost(pages: Iterable[CorpusPage]) -> float:
+    """Median seconds of decoding and a plain ``lxml.html`` parse: the cost floor."""
+    times = []
+    for page in pages:
+        start = time.perf_counter()
+        lxml.html.document_fromstring(decode_html(page.body)[1] or "<html></html>")
+        times.append(time.perf_counter() - start)
+    return median(times) if times else 0.0
+
+
+def plot(points: dict[str, dict[str, tuple[float, float]]], path: str | Path) -> None:
+    """Quality (site-macro F1) against cost (ms per page, log scale): one panel per corpus.
+
+    ``points[corpus][name] = (ms_per_page, f1)``.  Needs matplotlib (bench extra).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(points), figsize=(6.5 * len(points), 5), squeeze=False)
+    for ax, (corpus, named) in zip(axes[0], points.items(), strict=True):
+        for name, (ms, f1) in named.items():
+            ours = not name.startswith("peer:")
+            ax.scatter(ms, f1, marker="o" if ours else "s", color="tab:blue" if ours else "tab:gray", s=36)
+            ax.annotate(name.removeprefix("peer:"), (ms, f1), textcoords="offset points", xytext=(5, 3), fontsize=8)
+        ax.set_xscale("log")
+        ax.set_xlabel("cost: ms per page (log)")
+        ax.set_ylabel("content F1 (site-macro)")
+        ax.set_title(corpus)
+        ax.grid(True, alpha=0.3)
+    fig.suptitle("scrapy-detemplate methods (circles) and peers (squares)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def format_table(rows: Iterable[tuple[str, dict[str, float]]]) -> str:
