@@ -3,6 +3,8 @@
 * ``clean``: JSONL pages in (``{"url", "html_b64"}`` or ``{"url", "html"}``), one
   JSONL result out per page, in order, flushed as soon as the page is done.
 * ``eval``: a method (or several) over corpus manifests, scored as METRICS.md says.
+* ``train``: retrain the templateness model of the ``isotonic`` method from a crawl
+  (``scrapy-detemplate train CORPUS.manifest.jsonl -o model.json``; see ``--help``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from scrapy_detemplate.runners import RUNNERS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:
+        # Retrain the templateness model (isotonic method); needs the train extra (numpy).
+        from scrapy_detemplate.train import main as train_main
+
+        return train_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -38,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scrapy-detemplate", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("train", help="retrain the isotonic method's model (train extra): train --help")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--method", default=None, help=f"method to run ({', '.join(sorted(RUNNERS))}); eval: also 'all' or a comma list"

@@ -31,10 +31,36 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_SANDWICH_UNIT": "text",
     "DETEMPLATE_SANDWICH_PEER": "last",
     "DETEMPLATE_SANDWICH_CANDIDATES": 16,
+    "DETEMPLATE_SEGMENTS_DF_THRESHOLD": 5,
+    "DETEMPLATE_SEGMENTS_BLOCK_RATIO": 0.7,
+    "DETEMPLATE_SEGMENTS_TB": 20,
+    "DETEMPLATE_SEGMENTS_N": 50.0,
+    "DETEMPLATE_SEGMENTS_R": 0.5,
+    "DETEMPLATE_SEGMENTS_SWEEP_EVERY": 16,
+    "DETEMPLATE_SEGMENTS_FIRST_PAGES": "sandwich",
+    "DETEMPLATE_TPS_MARGIN": 0.20,
+    "DETEMPLATE_TPS_TWO_SIDED": True,
+    "DETEMPLATE_TPS_COMPLEMENT": True,
+    "DETEMPLATE_TPS_MAX_NODES": 50_000,
+    "DETEMPLATE_TPS_SELECT": "segments",
+    "DETEMPLATE_TPS_MIN_SHARE": 0.05,
+    "DETEMPLATE_RTDM_MAX_PAGES": 24,
+    "DETEMPLATE_RTDM_MAX_NODES": 5_000,
+    "DETEMPLATE_RTDM_MAX_CELLS": 2_000_000,
+    "DETEMPLATE_RTDM_MEANWHILE": "sandwich",
+    "DETEMPLATE_RTDM_TEMPLATES": 3,
+    "DETEMPLATE_RTDM_MATCH": 0.5,
+    "DETEMPLATE_ISOTONIC_MODEL": "",
+    "DETEMPLATE_ISOTONIC_SMOOTH": True,
+    "DETEMPLATE_ISOTONIC_THRESHOLD": 0.25,
+    "DETEMPLATE_ISOTONIC_PENALTY": 0.0003,
+    "DETEMPLATE_ISOTONIC_MIN_CHARS": 20,
+    "DETEMPLATE_ISOTONIC_LEVELS": 20,
 }
 
 SANDWICH_UNITS = ("text", "source")
 SANDWICH_PEERS = ("last", "closest")
+TPS_SELECT = ("size", "text", "segments")
 
 
 class InvalidSetting(ValueError):
@@ -78,6 +104,31 @@ class DetemplateConfig:
     sandwich_unit: str = "text"
     sandwich_peer: str = "last"
     sandwich_candidates: int = 16
+    segments_df_threshold: int = 5
+    segments_block_ratio: float = 0.7
+    segments_tb: int = 20
+    segments_n: float = 50.0
+    segments_r: float = 0.5
+    segments_sweep_every: int = 16
+    segments_first_pages: str = "sandwich"
+    tps_margin: float = 0.20
+    tps_two_sided: bool = True
+    tps_complement: bool = True
+    tps_max_nodes: int = 50_000
+    tps_select: str = "segments"
+    tps_min_share: float = 0.05
+    rtdm_max_pages: int = 24
+    rtdm_max_nodes: int = 5_000
+    rtdm_max_cells: int = 2_000_000
+    rtdm_meanwhile: str = "sandwich"
+    rtdm_templates: int = 3
+    rtdm_match: float = 0.5
+    isotonic_model: str = ""
+    isotonic_smooth: bool = True
+    isotonic_threshold: float = 0.25
+    isotonic_penalty: float = 0.0003
+    isotonic_min_chars: int = 20
+    isotonic_levels: int = 20
 
     def __post_init__(self) -> None:
         from scrapy_detemplate.runners import RUNNERS  # the registry knows the methods
@@ -96,6 +147,55 @@ class DetemplateConfig:
         for name in ("text_field", "html_field", "method_field", "source_field", "url_field"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidSetting(_setting_name(name), getattr(self, name), "a field name (str)")
+        if (
+            isinstance(self.tps_margin, bool)
+            or not isinstance(self.tps_margin, (int, float))
+            or not (0.0 <= self.tps_margin < 1.0)
+        ):
+            raise InvalidSetting("DETEMPLATE_TPS_MARGIN", self.tps_margin, "a number in [0, 1)")
+        if self.tps_select not in TPS_SELECT:
+            raise InvalidSetting("DETEMPLATE_TPS_SELECT", self.tps_select, f"one of {TPS_SELECT}")
+        if (
+            isinstance(self.tps_min_share, bool)
+            or not isinstance(self.tps_min_share, (int, float))
+            or not (0.0 <= self.tps_min_share <= 1.0)
+        ):
+            raise InvalidSetting("DETEMPLATE_TPS_MIN_SHARE", self.tps_min_share, "a number in [0, 1]")
+        for name in ("tps_two_sided", "tps_complement"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidSetting(_setting_name(name), getattr(self, name), "a boolean")
+        if isinstance(self.tps_max_nodes, bool) or not isinstance(self.tps_max_nodes, int) or self.tps_max_nodes < 1:
+            raise InvalidSetting("DETEMPLATE_TPS_MAX_NODES", self.tps_max_nodes, "a positive integer")
+        _check_segments(self, RUNNERS)
+        for name in ("rtdm_max_pages", "rtdm_max_nodes", "rtdm_max_cells", "rtdm_templates"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidSetting(_setting_name(name), value, "a positive integer")
+        if self.rtdm_max_pages < 2:
+            raise InvalidSetting("DETEMPLATE_RTDM_MAX_PAGES", self.rtdm_max_pages, "an integer >= 2")
+        if self.rtdm_meanwhile == "rtdm" or self.rtdm_meanwhile not in RUNNERS:
+            raise InvalidSetting(
+                "DETEMPLATE_RTDM_MEANWHILE", self.rtdm_meanwhile, f"one of {sorted(set(RUNNERS) - {'rtdm'})}"
+            )
+        if (
+            isinstance(self.rtdm_match, bool)
+            or not isinstance(self.rtdm_match, (int, float))
+            or not (0.0 <= self.rtdm_match <= 1.0)
+        ):
+            raise InvalidSetting("DETEMPLATE_RTDM_MATCH", self.rtdm_match, "a number in [0, 1]")
+        if not isinstance(self.isotonic_model, str) or not isinstance(self.isotonic_smooth, bool):
+            bad = "isotonic_model" if not isinstance(self.isotonic_model, str) else "isotonic_smooth"
+            raise InvalidSetting(
+                _setting_name(bad), getattr(self, bad), "a path (str)" if "model" in bad else "a boolean"
+            )
+        for name, low, high in (("isotonic_threshold", 0.0, 1.0), ("isotonic_penalty", 0.0, 1e6)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low <= value <= high):
+                raise InvalidSetting(_setting_name(name), value, f"a number in [{low}, {high}]")
+        for name in ("isotonic_min_chars", "isotonic_levels"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not (1 <= value <= 1000):
+                raise InvalidSetting(_setting_name(name), value, "an integer in [1, 1000]")
         if not callable(self.site_key):
             raise InvalidSetting("DETEMPLATE_SITE_KEY", self.site_key, "a callable url -> site key")
 
@@ -110,6 +210,26 @@ class DetemplateConfig:
                 continue
             values[f.name] = _coerce(name, raw, DEFAULT_SETTINGS[name])
         return cls(**values)
+
+
+def _check_segments(cfg: DetemplateConfig, runners: Mapping[str, Any]) -> None:
+    for name in ("segments_df_threshold", "segments_sweep_every"):
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidSetting(_setting_name(name), value, "a positive integer")
+    if isinstance(cfg.segments_tb, bool) or not isinstance(cfg.segments_tb, int) or cfg.segments_tb < 0:
+        raise InvalidSetting("DETEMPLATE_SEGMENTS_TB", cfg.segments_tb, "an integer >= 0 (0: no expiry)")
+    checks = (("segments_block_ratio", 0.0, 1.0, "a number in [0, 1)"), ("segments_n", 1.0, None, "a number >= 1"),
+              ("segments_r", 0.0, None, "a number >= 0"))  # fmt: skip
+    for name, low, high, expected in checks:
+        value = getattr(cfg, name)
+        if (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low
+                or (high is not None and not value < high)):  # fmt: skip
+            raise InvalidSetting(_setting_name(name), value, expected)
+    first = cfg.segments_first_pages
+    if first != "none" and (first not in runners or first == "segments"):
+        choices = sorted(n for n in runners if n != "segments")
+        raise InvalidSetting("DETEMPLATE_SEGMENTS_FIRST_PAGES", first, f"one of {choices}")
 
 
 def _setting_name(field_name: str) -> str:

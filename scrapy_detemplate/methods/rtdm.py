@@ -1,0 +1,635 @@
+"""RTDM-TD template detection: learn a site's template subtree from a few pages.
+
+Vieira, da Silva, Pinto, de Moura, Cavalcanti and Freire, "A Fast and Robust
+Method for Web Page Template Detection and Removal", CIKM 2006.
+
+A page is a labeled ordered rooted tree (its ``<body>``).  Two pages are
+compared with a *restricted top-down mapping* (Definitions 1, 3, 4): mapped
+pairs keep order and ancestry, every mapped pair's parents are mapped, and a
+pair with different labels has no mapped descendants.  Its cost is
+(Definition 2) ``c = |S| p + |I| q + |D| r`` (replacements, insertions,
+deletions).  :func:`rtdm_td` finds a minimum-cost mapping with the paper's
+dynamic programme (Figure 3) and keeps the backtracking records
+``<op, src, cost, next>``; :func:`retrieve_template` (Figure 4) walks them back
+and collects the nodes of ``T1`` that are mapped to a node with the same label;
+:func:`extract_subtree` (Figure 6) returns the smallest subtree of ``T1`` that
+holds them (they are closed under parent, so it is exactly those nodes), and
+:class:`FindTemplate` (Figure 5) folds pages into it one at a time, keeping the
+current template when :func:`match` finds it in a new page.
+
+Removal, which the paper leaves out "due to its simplicity", is
+:func:`locate`: a top-down walk that aligns the template's children with the
+page's children by label (an LCS per matched node pair, bit-parallel), so it
+touches only the page nodes under located nodes.  Located text leaves are
+template text; located subtrees with nothing unlocated below them are template
+elements; everything else, and every ancestor of it, stays.
+
+Labels (why): an element is ``tag#id.class`` with digit runs folded to ``0``
+(ids such as ``post-1234`` name the same template slot on every page; the
+tag alone would let any ``div`` stand for any other).  Text is part of the
+tree, as the paper's term-based evaluation needs: each non-blank ``text`` or
+``tail`` is a leaf labeled by its white-space-folded text, so identical menu
+labels and footer lines map (and are template) while differing article text
+is replaced (and is not).  Script, style and other invisible elements are left
+out (their tails are kept), exactly like the visible text the metrics score.
+
+Deviations, all to make the figure's pseudo-code exact: line 30 of Figure 3
+adds the replacement to ``M[i-1, j-1]`` (the figure overwrites it), a replaced
+pair always pays for deleting and inserting both subtrees' descendants (the
+figure charges them only when one side is a leaf), costs are Definition 2's,
+and ties prefer identical/no-op, then replace, then delete, then insert, so a
+tie never drops template nodes.  ``retrieveTemplate`` moves ``i`` on delete and
+``j`` on insert (Figure 4 swaps them).  The cost of a pair of subtrees only
+depends on their identical-subtree classes, so it is memoised per class pair.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from lxml import etree
+from rapidfuzz.distance import LCSseq
+
+from scrapy_detemplate._html import SKIP_TAGS
+
+_DIGITS = re.compile(r"\d+")
+
+#: Label prefix of text leaves (a tag name never starts with it).
+TEXT = "\x00"
+#: Texts longer than this are labeled by a prefix and a digest of the whole.
+MAX_TEXT_LABEL = 120
+
+# Operations of a backtracking record (Figure 3, lines 41-44).
+DELETE, INSERT, REPLACE, IDENT, NOOP = 1, 2, 3, 4, 5
+
+
+class TooLarge(Exception):
+    """A tree or a mapping exceeds its bound (nodes or DP cells)."""
+
+
+# -- labeled trees -------------------------------------------------------------
+
+
+def text_label(text: str) -> str:
+    """The label of a text leaf: folded text, long ones shortened with a digest."""
+    if len(text) > MAX_TEXT_LABEL:
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+        text = f"{text[:MAX_TEXT_LABEL]}~{digest}"
+    return TEXT + text
+
+
+def element_label(el: etree._Element) -> str:
+    """``tag#id.class`` with digit runs folded (ids like ``post-1234`` are one slot)."""
+    label = str(el.tag)
+    ident = el.get("id")
+    if ident:
+        label += "#" + _DIGITS.sub("0", ident.strip())
+    classes = el.get("class")
+    if classes:
+        label += "." + ".".join(_DIGITS.sub("0", c) for c in classes.split())
+    return label
+
+
+def root_label(el: etree._Element) -> str:
+    """The root (``<body>``) is labeled by its tag only: its class often names the page kind."""
+    return str(el.tag)
+
+
+def is_text_label(label: str) -> bool:
+    return label.startswith(TEXT)
+
+
+#: A child of an element: ``(label, element, is_tail)``; ``is_tail`` is None for
+#: an element child, else the text leaf lives in ``element.text``/``.tail``.
+Item = tuple[str, etree._Element, bool | None]
+
+
+def child_items(el: etree._Element) -> list[Item]:
+    """The children of ``el`` as tree nodes: its text, its visible elements and their tails."""
+    items: list[Item] = []
+    text = el.text
+    if text and not text.isspace():
+        items.append((text_label(" ".join(text.split())), el, False))
+    for child in el:
+        tag = child.tag
+        if isinstance(tag, str) and tag not in SKIP_TAGS:
+            items.append((element_label(child), child, None))
+        tail = child.tail
+        if tail and not tail.isspace():
+            items.append((text_label(" ".join(tail.split())), child, True))
+    return items
+
+
+@dataclass(slots=True)
+class LabelTree:
+    """A labeled ordered tree in preorder: node 0 is the root.
+
+    ``refs`` (page trees only) tell where each node lives in the lxml tree:
+    ``(element, None)`` for an element, ``(element, is_tail)`` for a text leaf.
+    """
+
+    labels: list[str]
+    parent: list[int]
+    children: list[list[int]] = field(default_factory=list)
+    size: list[int] = field(default_factory=list)
+    refs: list[tuple[etree._Element, bool | None]] | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.labels)
+        if not self.children:
+            self.children = [[] for _ in range(n)]
+            for node in range(1, n):
+                self.children[self.parent[node]].append(node)
+        if not self.size:
+            size = [1] * n
+            for node in range(n - 1, 0, -1):  # reversed preorder: children before parents
+                size[self.parent[node]] += size[node]
+            self.size = size
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def as_data(self) -> dict[str, list[str] | list[int]]:
+        """Plain data for a store: ``{"labels": [...], "parent": [...]}``."""
+        return {"labels": list(self.labels), "parent": list(self.parent)}
+
+    @classmethod
+    def from_data(cls, data: object) -> LabelTree | None:
+        """Rebuild from :meth:`as_data`; ``None`` when the data is not a valid tree."""
+        if not isinstance(data, dict):
+            return None
+        labels, parent = data.get("labels"), data.get("parent")
+        if not isinstance(labels, list) or not isinstance(parent, list) or len(labels) != len(parent):
+            return None
+        if not labels or parent[0] != -1:
+            return None
+        for node in range(1, len(parent)):
+            p = parent[node]
+            if not isinstance(p, int) or not 0 <= p < node or not isinstance(labels[node], str):
+                return None
+        return cls([str(x) for x in labels], [int(p) for p in parent])
+
+    def subtree(self, node: int) -> range:
+        """Preorder indexes of the subtree rooted at ``node``."""
+        return range(node, node + self.size[node])
+
+
+def page_tree(body: etree._Element, max_nodes: int | None = None) -> LabelTree:
+    """The labeled tree of a page's ``<body>`` (iterative; raises :class:`TooLarge`)."""
+    labels = [root_label(body)]
+    parent = [-1]
+    refs: list[tuple[etree._Element, bool | None]] = [(body, None)]
+    stack: list[tuple[int, list[Item], int]] = [(0, child_items(body), 0)]
+    while stack:
+        node, items, k = stack.pop()
+        if k >= len(items):
+            continue
+        stack.append((node, items, k + 1))
+        label, el, is_tail = items[k]
+        index = len(labels)
+        labels.append(label)
+        parent.append(node)
+        refs.append((el, is_tail))
+        if max_nodes is not None and len(labels) > max_nodes:
+            raise TooLarge(f"more than {max_nodes} nodes")
+        if is_tail is None:
+            stack.append((index, child_items(el), 0))
+    return LabelTree(labels, parent, refs=refs)
+
+
+def subtree_classes(tree: LabelTree, intern: dict[tuple[object, ...], int]) -> list[int]:
+    """Classes of identical subtrees (the paper's pre-processing for ``ident``).
+
+    Two subtrees get the same class iff they have the same label and their
+    children have the same classes in order; ``intern`` is shared by both
+    trees of a comparison.  Linear in the tree.
+    """
+    n = len(tree)
+    cls = [0] * n
+    for node in range(n - 1, -1, -1):
+        key = (tree.labels[node], *(cls[c] for c in tree.children[node]))
+        cls[node] = intern.setdefault(key, len(intern))
+    return cls
+
+
+# -- RTDM-TD (Figure 3) ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Costs:
+    """Definition 2: replacement ``p``, insertion ``q``, removal ``r``."""
+
+    replace: float = 1.0
+    insert: float = 1.0
+    delete: float = 1.0
+
+
+@dataclass(slots=True)
+class Record:
+    """The backtracking matrix ``B`` of one pair of mapped nodes.
+
+    ``op[i * (n + 1) + j]`` is the operation of cell ``(i, j)``; ``src`` is the
+    ``i``-th child of the ``T1`` node, ``cost`` is ``M[i, j]`` and ``next`` is
+    the record of the child pair (looked up by class pair) for ``NOOP``.
+    """
+
+    m: int
+    n: int
+    op: bytearray
+    cost: list[float]
+
+    @property
+    def total(self) -> float:
+        return self.cost[-1]
+
+
+@dataclass(slots=True)
+class Mapping:
+    """What :func:`rtdm_td` returns: the cost and the records to backtrack."""
+
+    t1: LabelTree
+    t2: LabelTree
+    cost: float
+    root_op: int  # NOOP, REPLACE or 0 (roots unmapped)
+    records: dict[tuple[int, int], Record]
+    cls1: list[int]
+    cls2: list[int]
+    cells: int
+
+
+def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int | None = None) -> Mapping:
+    """Minimum-cost restricted top-down mapping between ``t1`` and ``t2``.
+
+    For the children ``A_1..A_m`` of a mapped pair and ``B_1..B_n`` of its
+    partner (string edit distance over subtrees)::
+
+        M[i, 0] = M[i-1, 0] + r |A_i|                       (line 7)
+        M[0, j] = M[0, j-1] + q |B_j|                       (line 11)
+        D = M[i-1, j] + r |A_i|                             (lines 18-19)
+        I = M[i, j-1] + q |B_j|                             (lines 20-21)
+        S = M[i-1, j-1] + 0            if ident(A_i, B_j)   (line 25)
+          = M[i-1, j-1] + RTDM-TD(A_i, B_j)  if same label  (lines 27-28, "no_op")
+          = M[i-1, j-1] + p + r(|A_i|-1) + q(|B_j|-1)       (lines 30-34, "update")
+        M[i, j] = min(D, I, S)                              (line 37)
+
+    The recursion runs on an explicit stack (pages can be 250 deep); the
+    result for a pair depends only on the pair's identical-subtree classes, so
+    it is computed once per class pair.  Raises :class:`TooLarge` when more
+    than ``max_cells`` DP cells would be filled.
+    """
+    p, q, r = costs.replace, costs.insert, costs.delete
+    intern: dict[tuple[object, ...], int] = {}
+    cls1, cls2 = subtree_classes(t1, intern), subtree_classes(t2, intern)
+    lab1, lab2 = t1.labels, t2.labels
+    ch1, ch2, size1, size2 = t1.children, t2.children, t1.size, t2.size
+    records: dict[tuple[int, int], Record] = {}
+    cells = 0
+    n1, n2 = len(t1), len(t2)
+    if not n1 or not n2:
+        return Mapping(t1, t2, r * n1 + q * n2, 0, records, cls1, cls2, 0)
+    if lab1[0] != lab2[0]:
+        replaced = p + r * (n1 - 1) + q * (n2 - 1)
+        unmapped = r * n1 + q * n2
+        op = REPLACE if replaced <= unmapped else 0
+        return Mapping(t1, t2, min(replaced, unmapped), op, records, cls1, cls2, 0)
+    if cls1[0] == cls2[0]:
+        return Mapping(t1, t2, 0.0, IDENT, records, cls1, cls2, 0)
+
+    stack = [(0, 0)]
+    while stack:
+        x, y = stack[-1]
+        key = (cls1[x], cls2[y])
+        if key in records:
+            stack.pop()
+            continue
+        by_label: dict[str, list[int]] = {}
+        for b in ch2[y]:
+            by_label.setdefault(lab2[b], []).append(b)
+        pending = False
+        for a in ch1[x]:
+            for b in by_label.get(lab1[a], ()):
+                if cls1[a] != cls2[b] and (cls1[a], cls2[b]) not in records:
+                    stack.append((a, b))
+                    pending = True
+        if pending:
+            continue
+        stack.pop()
+        xs, ys = ch1[x], ch2[y]
+        m, n = len(xs), len(ys)
+        cells += (m + 1) * (n + 1)
+        if max_cells is not None and cells > max_cells:
+            raise TooLarge(f"more than {max_cells} DP cells")
+        records[key] = _fill(xs, ys, lab1, lab2, cls1, cls2, size1, size2, records, p, q, r)
+    return Mapping(t1, t2, records[(cls1[0], cls2[0])].total, NOOP, records, cls1, cls2, cells)
+
+
+def _fill(
+    xs: Sequence[int],
+    ys: Sequence[int],
+    lab1: list[str],
+    lab2: list[str],
+    cls1: list[int],
+    cls2: list[int],
+    size1: list[int],
+    size2: list[int],
+    records: dict[tuple[int, int], Record],
+    p: float,
+    q: float,
+    r: float,
+) -> Record:
+    """One matrix of Figure 3 (lines 5-47) for children ``xs`` of T1 and ``ys`` of T2."""
+    m, n = len(xs), len(ys)
+    w = n + 1
+    cost = [0.0] * ((m + 1) * w)
+    op = bytearray((m + 1) * w)
+    for j in range(1, n + 1):  # M[0, j] = M[0, j-1] + q |B_j|
+        cost[j] = cost[j - 1] + q * size2[ys[j - 1]]
+        op[j] = INSERT
+    ins = [q * size2[b] for b in ys]
+    for i in range(1, m + 1):
+        a = xs[i - 1]
+        la, ca, sa = lab1[a], cls1[a], size1[a]
+        dele = r * sa
+        row, prev = i * w, (i - 1) * w
+        cost[row] = cost[prev] + dele  # M[i, 0] = M[i-1, 0] + r |A_i|
+        op[row] = DELETE
+        for j in range(1, n + 1):
+            b = ys[j - 1]
+            diag = cost[prev + j - 1]
+            if ca == cls2[b]:
+                s, sop = diag, IDENT
+            elif la == lab2[b]:
+                s, sop = diag + records[(ca, cls2[b])].total, NOOP
+            else:
+                s, sop = diag + p + r * (sa - 1) + q * (size2[b] - 1), REPLACE
+            d = cost[prev + j] + dele
+            ii = cost[row + j - 1] + ins[j - 1]
+            if s <= d and s <= ii:
+                cost[row + j], op[row + j] = s, sop
+            elif d <= ii:
+                cost[row + j], op[row + j] = d, DELETE
+            else:
+                cost[row + j], op[row + j] = ii, INSERT
+    return Record(m, n, op, cost)
+
+
+# -- retrieveTemplate (Figure 4) -------------------------------------------------
+
+
+def backtrack(mapping: Mapping) -> tuple[list[tuple[int, int]], list[int]]:
+    """Walk the records back from ``B[m, n]``: the mapped pairs and the template nodes.
+
+    Template nodes (``retrieveTemplate``) are the nodes of ``T1`` mapped to a
+    node with the same label: an ``ident`` pair brings its whole subtree
+    (Figure 4, lines 12-17), a ``no_op`` pair its node and, recursively, what
+    its record maps (lines 18-22).  Replaced pairs are mapped but not template.
+    """
+    t1, t2 = mapping.t1, mapping.t2
+    pairs: list[tuple[int, int]] = []
+    template: list[int] = []
+    if mapping.root_op == REPLACE:
+        return [(0, 0)], []
+    if mapping.root_op == IDENT:
+        pairs.extend(zip(t1.subtree(0), t2.subtree(0), strict=True))
+        return pairs, list(t1.subtree(0))
+    if mapping.root_op != NOOP:
+        return [], []
+    stack = [(0, 0)]
+    while stack:
+        x, y = stack.pop()
+        pairs.append((x, y))
+        template.append(x)
+        rec = mapping.records[(mapping.cls1[x], mapping.cls2[y])]
+        xs, ys = t1.children[x], t2.children[y]
+        w = rec.n + 1
+        i, j = rec.m, rec.n
+        while i > 0 and j > 0:
+            o = rec.op[i * w + j]
+            if o == DELETE:
+                i -= 1
+            elif o == INSERT:
+                j -= 1
+            else:
+                a, b = xs[i - 1], ys[j - 1]
+                if o == IDENT:
+                    pairs.extend(zip(t1.subtree(a), t2.subtree(b), strict=True))
+                    template.extend(t1.subtree(a))
+                elif o == NOOP:
+                    stack.append((a, b))
+                else:
+                    pairs.append((a, b))
+                i -= 1
+                j -= 1
+    return pairs, template
+
+
+def retrieve_template(mapping: Mapping) -> list[int]:
+    """``retrieveTemplate(B)``: nodes of ``T1`` that belong to the template, sorted."""
+    return sorted(backtrack(mapping)[1])
+
+
+def induced_tree(tree: LabelTree, nodes: Iterable[int]) -> LabelTree | None:
+    """The subtree of ``tree`` made of ``nodes`` (closed under parent), in preorder."""
+    keep = sorted(set(nodes))
+    if not keep or keep[0] != 0:
+        return None
+    new = {old: k for k, old in enumerate(keep)}
+    parent = [-1] + [new[tree.parent[old]] for old in keep[1:]]
+    refs = [tree.refs[old] for old in keep] if tree.refs is not None else None
+    return LabelTree([tree.labels[old] for old in keep], parent, refs=refs)
+
+
+def extract_subtree(
+    tx: LabelTree, ty: LabelTree, costs: Costs = Costs(), max_cells: int | None = None
+) -> LabelTree | None:
+    """``ExtractSubTree(T_x, T_y)`` (Figure 6): the smallest subtree of ``T_x``
+    holding every template node; ``None`` when the roots differ."""
+    template = induced_tree(tx, retrieve_template(rtdm_td(tx, ty, costs, max_cells)))
+    if template is not None:
+        template.refs = None  # plain labels: the sample pages can go
+    return template
+
+
+# -- Match and removal -------------------------------------------------------------
+
+
+def locate(template: LabelTree, body: etree._Element) -> list[tuple[int, etree._Element, bool | None]]:
+    """Find the template in a page, top-down: ``(template node, element, is_tail)``.
+
+    The roots are matched when their labels agree; then the children of each
+    matched pair are aligned by label (a longest common subsequence, in order),
+    and matched element pairs are walked in turn.  Only the children of matched
+    page nodes are ever looked at: linear in the page for templates whose
+    fan-out fits a machine word (bit-parallel LCS).
+    """
+    return _locate(template, body)[0]
+
+
+def _locate(
+    template: LabelTree, body: etree._Element
+) -> tuple[list[tuple[int, etree._Element, bool | None]], tuple[etree._Element, ...]]:
+    """:func:`locate`, plus the outermost page elements whose whole subtree was located."""
+    if not len(template) or template.labels[0] != root_label(body):
+        return [], ()
+    found: list[tuple[int, etree._Element, bool | None]] = [(0, body, None)]
+    stack: list[tuple[int, etree._Element]] = [(0, body)]
+    tlabels, tchildren = template.labels, template.children
+    # (element, every child item located?, located element children), parents first.
+    visits: list[tuple[etree._Element, bool, list[etree._Element]]] = []
+    while stack:
+        t, el = stack.pop()
+        tc = tchildren[t]
+        if not tc:
+            visits.append((el, not _has_items(el), []))
+            continue
+        items = child_items(el)
+        want = [tlabels[c] for c in tc]
+        have = [item[0] for item in items]
+        if want == have:
+            matched: Iterable[tuple[int, int]] = enumerate(range(len(items)))
+            full = True
+        else:
+            matched = _lcs_pairs(want, have) if items else []
+            full = len(matched) == len(items)  # type: ignore[arg-type]
+        kids: list[etree._Element] = []
+        for k, h in matched:
+            _, page_el, is_tail = items[h]
+            found.append((tc[k], page_el, is_tail))
+            if is_tail is None:
+                stack.append((tc[k], page_el))
+                kids.append(page_el)
+        visits.append((el, full, kids))
+    # Children are visited after their parents: reversed, they come first.
+    covered: set[int] = set()
+    children_of: dict[int, list[etree._Element]] = {}
+    for el, full, kids in reversed(visits):
+        children_of[id(el)] = kids
+        if full and all(id(k) in covered for k in kids):
+            covered.add(id(el))
+    outermost: list[etree._Element] = []
+    walk = list(children_of.get(id(body), []))
+    while walk:
+        el = walk.pop()
+        if id(el) in covered:
+            outermost.append(el)
+        else:
+            walk.extend(children_of.get(id(el), []))
+    return found, tuple(outermost)
+
+
+def _has_items(el: etree._Element) -> bool:
+    """Whether ``el`` has any child node (:func:`child_items`), without labeling them."""
+    if el.text and not el.text.isspace():
+        return True
+    for child in el:
+        if isinstance(child.tag, str) and child.tag not in SKIP_TAGS:
+            return True
+        if child.tail and not child.tail.isspace():
+            return True
+    return False
+
+
+def _lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    pairs: list[tuple[int, int]] = []
+    for block in LCSseq.editops(a, b).as_matching_blocks():
+        pairs.extend((block.a + k, block.b + k) for k in range(block.size))
+    return pairs
+
+
+def match(template: LabelTree, body: etree._Element) -> bool:
+    """``Match(S, P)``: every node of the template is found in the page."""
+    return len(locate(template, body)) == len(template)
+
+
+def text_leaves(tree: LabelTree) -> int:
+    """Number of text leaves of a tree."""
+    return sum(1 for label in tree.labels if label.startswith(TEXT))
+
+
+def template_parts(
+    template: LabelTree, body: etree._Element, lines: Sequence[Sequence[tuple[etree._Element, bool]]]
+) -> tuple[frozenset[int], tuple[etree._Element, ...], float]:
+    """What to remove from a page: template lines, template subtrees, located share.
+
+    ``lines`` are the text slots of the page's visible lines.  A line is
+    template when each of its non-blank text pieces is a located text leaf; an
+    element is a template subtree when it and everything below it (elements
+    and text leaves, as :func:`child_items` sees them) were located, and it is
+    the outermost such element.  The share is :func:`located_share`.
+    """
+    found, elements = _locate(template, body)
+    if not found:
+        return frozenset(), (), 0.0
+    texts = {(id(el), is_tail) for _, el, is_tail in found if is_tail is not None}
+    template_lines = frozenset(index for index, slots in enumerate(lines) if _all_located(slots, texts))
+    return template_lines, elements, located_share(template, found)
+
+
+def located_share(template: LabelTree, found: Sequence[tuple[int, etree._Element, bool | None]]) -> float:
+    """Share of the template's text leaves found in the page (of all its nodes
+    when it has no text): how much a page looks like it uses this template."""
+    text_nodes = sum(1 for label in template.labels if label.startswith(TEXT))
+    if not text_nodes:
+        return len(found) / len(template) if len(template) else 0.0
+    return sum(1 for node, _, is_tail in found if is_tail is not None) / text_nodes
+
+
+def _all_located(slots: Sequence[tuple[etree._Element, bool]], texts: set[tuple[int, bool]]) -> bool:
+    """Every non-blank piece of the line is a located text leaf, and there is one."""
+    hit = False
+    for el, is_tail in slots:
+        if (id(el), is_tail) in texts:
+            hit = True
+        elif not _blank(el, is_tail):
+            return False
+    return hit
+
+
+def _blank(el: etree._Element, is_tail: bool) -> bool:
+    text = el.tail if is_tail else el.text
+    return not text or text.isspace()
+
+
+# -- FindTemplate (Figure 5) -------------------------------------------------------
+
+
+@dataclass(slots=True)
+class FindTemplate:
+    """``FindTemplate(W)`` fed one page at a time, in crawl order.
+
+    ``S_0 = ExtractSubTree(P_x, P_y)``; then for each later sample ``P``:
+    ``S_i = S_{i-1}`` if ``Match(S_{i-1}, P)`` else ``ExtractSubTree(S_{i-1}, P)``;
+    done after ``max_pages`` samples.  ``current`` is ``P_x`` until the second
+    page arrives, then ``S_i``.  Pages are taken in arrival order, not at
+    random: a crawl delivers them one by one and cannot wait for a pool.
+    """
+
+    max_pages: int
+    current: LabelTree | None = None
+    seen: int = 0
+    costs: Costs = field(default_factory=Costs)
+    max_cells: int | None = None
+    extractions: int = 0
+    on_extract: Callable[[LabelTree, LabelTree], None] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.seen >= self.max_pages and self.current is not None
+
+    def add(self, page: LabelTree, body: etree._Element | None = None) -> None:
+        """Fold one sample page in (raises :class:`TooLarge` past the DP bound; the
+        sample is then not counted)."""
+        if self.current is None:
+            self.current = page
+            self.seen = 1
+            return
+        if self.seen >= 2 and body is not None and match(self.current, body):
+            self.seen += 1
+            return
+        template = extract_subtree(self.current, page, self.costs, self.max_cells)
+        self.extractions += 1
+        self.current = template if template is not None else LabelTree([page.labels[0]], [-1])
+        self.seen += 1

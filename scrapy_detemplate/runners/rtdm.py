@@ -1,0 +1,203 @@
+"""RTDM-TD at crawl time: learn each site's template(s), then strip them in one pass.
+
+A site's life: *learning* (FindTemplate folds the site's pages into a template,
+``rtdm_max_pages`` samples) then *applying* (each page is cleaned by locating
+the learned template in it).  While a site learns, its pages are cleaned by
+another registered method (``rtdm_meanwhile``, default ``sandwich``; ``none``
+keeps them whole): the engine handles one page at a time and cannot hold
+pages back, so nothing waits and nothing is lost.
+
+Beyond the paper (its future work): a site keeps up to ``rtdm_templates``
+templates.  Each page is cleaned with the template that locates the largest
+share of its nodes; when no template reaches ``rtdm_match`` of its nodes, the
+page is a sample for a new template (learned like the first one, over the
+next ``rtdm_max_pages`` such pages).  A site that changes its layout mid-crawl
+(drift) thus learns its new template, and the least used one is forgotten.
+
+State, in namespace ``rtdm`` under ``page.site``, is plain data::
+
+    {"v": 1, "gen": int,
+     "templates": [{"labels": [...], "parent": [...], "uses": int}, ...],
+     "learner": {"labels": [...], "parent": [...], "seen": int} | None}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from typing import Any
+
+from scrapy_detemplate._html import find_body
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.methods.rtdm import (
+    Costs,
+    FindTemplate,
+    LabelTree,
+    TooLarge,
+    page_tree,
+    template_parts,
+    text_leaves,
+)
+from scrapy_detemplate.runners.base import NoRemoval, ParsedPage, Runner, Verdict
+from scrapy_detemplate.store import StateStore
+
+NAMESPACE = "rtdm"
+_VERSION = 1
+_CACHE = 256
+#: Seed check: S_0 must keep this share of the smaller sample's text leaves.
+SEED_SHARE = 0.1
+
+
+class RtdmRunner:
+    """Learns per site with :class:`FindTemplate`, removes with :func:`template_parts`.
+
+    ``counts`` tells how many pages were learned from, applied, passed to the
+    meanwhile method, or skipped as too large (for stats and the bench).
+    """
+
+    name = "rtdm"
+
+    def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
+        self._store = store
+        self._max_pages = config.rtdm_max_pages
+        self._max_nodes = config.rtdm_max_nodes
+        self._max_cells = config.rtdm_max_cells
+        self._max_templates = config.rtdm_templates
+        self._threshold = config.rtdm_match
+        self._costs = Costs()
+        self._meanwhile: Runner = _meanwhile(config, store)
+        # Decoded templates by (site, gen): the store holds plain data only.
+        self._cache: OrderedDict[tuple[str, int], list[LabelTree]] = OrderedDict()
+        self.counts = {"learning": 0, "applied": 0, "learned": 0, "too_large": 0, "extractions": 0, "restarts": 0}
+
+    def run(self, page: ParsedPage) -> Verdict:
+        body = find_body(page.root)
+        if body is None:
+            return Verdict(detail="no_body")
+        state = self._load(page.site)
+        templates = self._templates(page.site, state)
+        slots = [line.slots for line in page.lines]
+        # The template that locates the most of its text leaves, among those
+        # that locate at least rtdm_match of them.
+        best: tuple[float, int, Verdict] | None = None
+        for index, template in enumerate(templates):
+            lines, elements, share = template_parts(template, body, slots)
+            if share < self._threshold:
+                continue
+            located = share * max(1, text_leaves(template))
+            if best is None or located > best[0]:
+                best = (located, index, Verdict(template_lines=lines, template_elements=elements, detail="applied"))
+        if best is not None:
+            entries: list[dict[str, Any]] = state["templates"]
+            entries[best[1]]["uses"] = int(entries[best[1]].get("uses", 0)) + 1
+            self._store.set(NAMESPACE, page.site, state)
+            self.counts["applied"] += 1
+            return best[2]
+        return self._learn(page, body, state)
+
+    # -- learning ----------------------------------------------------------
+
+    def _learn(self, page: ParsedPage, body: Any, state: dict[str, Any]) -> Verdict:
+        try:
+            sample = page_tree(body, self._max_nodes)
+        except TooLarge:
+            self.counts["too_large"] += 1
+            return self._clean_meanwhile(page)
+        learner = state.get("learner")
+        finder = FindTemplate(self._max_pages, costs=self._costs, max_cells=self._max_cells)
+        if isinstance(learner, dict):
+            current = LabelTree.from_data(learner)
+            seen = learner.get("seen")
+            if current is not None and isinstance(seen, int) and seen > 0:
+                finder.current, finder.seen = current, seen
+        if finder.seen >= 2 and finder.current is not None:
+            share = template_parts(finder.current, body, [])[2]
+            if share < self._threshold:
+                # The page does not carry what the samples so far share: they mix
+                # templates (a layout change while learning).  Start over from it.
+                finder.current, finder.seen = None, 0
+                self.counts["restarts"] += 1
+        seed = finder.current if finder.seen == 1 else None
+        try:
+            finder.add(sample, body)
+        except TooLarge:
+            self.counts["too_large"] += 1
+            return self._clean_meanwhile(page)
+        # Seed check: two pages of one template share a sizeable part of their
+        # text leaves; a first sample from another layout would leave almost
+        # nothing, and every later page would match that nothing.
+        if (
+            seed is not None
+            and finder.current is not None
+            and text_leaves(finder.current) < SEED_SHARE * min(text_leaves(seed), text_leaves(sample))
+        ):
+            finder.current, finder.seen = sample, 1
+            self.counts["restarts"] += 1
+        self.counts["extractions"] += finder.extractions
+        assert finder.current is not None
+        if not finder.done:
+            state["learner"] = {**finder.current.as_data(), "seen": finder.seen}
+            self._store.set(NAMESPACE, page.site, state)
+            return self._clean_meanwhile(page)
+        # Learned: keep it (forgetting the least used beyond the bound), apply it now.
+        template = finder.current
+        entries = state["templates"]
+        entries.append({**template.as_data(), "uses": 0})
+        if len(entries) > self._max_templates:
+            entries.remove(min(entries[:-1], key=lambda e: int(e.get("uses", 0))))
+        state["learner"] = None
+        state["gen"] = _fingerprint(entries)
+        self._store.set(NAMESPACE, page.site, state)
+        self.counts["learned"] += 1
+        self.counts["applied"] += 1
+        lines, elements, _ = template_parts(template, body, [line.slots for line in page.lines])
+        return Verdict(template_lines=lines, template_elements=elements, detail="applied")
+
+    def _clean_meanwhile(self, page: ParsedPage) -> Verdict:
+        self.counts["learning"] += 1
+        verdict = self._meanwhile.run(page)
+        return Verdict(
+            template_lines=verdict.template_lines,
+            template_elements=verdict.template_elements,
+            clean_source=verdict.clean_source,
+            detail="learning",
+        )
+
+    # -- state -------------------------------------------------------------
+
+    def _load(self, site: str) -> dict[str, Any]:
+        state = self._store.get(NAMESPACE, site)
+        if isinstance(state, dict) and state.get("v") == _VERSION and isinstance(state.get("templates"), list):
+            return state
+        return {"v": _VERSION, "gen": 0, "templates": [], "learner": None}
+
+    def _templates(self, site: str, state: dict[str, Any]) -> list[LabelTree]:
+        key = (site, int(state.get("gen", 0)))
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        trees = [t for t in (LabelTree.from_data(e) for e in state["templates"]) if t is not None]
+        if len(trees) != len(state["templates"]):  # corrupt entries: a cold start for them
+            state["templates"] = [e for e in state["templates"] if LabelTree.from_data(e) is not None]
+        self._cache[key] = trees
+        while len(self._cache) > _CACHE:
+            self._cache.popitem(last=False)
+        return trees
+
+
+def _fingerprint(entries: list[dict[str, Any]]) -> int:
+    """A content key for decoded templates: equal state, equal key, in any process."""
+    digest = hashlib.blake2b(digest_size=8)
+    for entry in entries:
+        digest.update(json.dumps([entry.get("labels"), entry.get("parent")]).encode("utf-8", "surrogatepass"))
+    return int.from_bytes(digest.digest(), "little") >> 1
+
+
+def _meanwhile(config: DetemplateConfig, store: StateStore) -> Runner:
+    from scrapy_detemplate.runners import RUNNERS
+
+    if config.rtdm_meanwhile == "none" or config.rtdm_meanwhile not in RUNNERS:
+        return NoRemoval(config, store)
+    return RUNNERS[config.rtdm_meanwhile](config, store)

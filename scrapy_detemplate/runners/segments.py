@@ -1,0 +1,90 @@
+"""Incremental text segment table at crawl time: one table per site in the store."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.methods.segments import (
+    LogisticExpiry,
+    SegmentTable,
+    outermost_template_elements,
+    segment_lines,
+    template_blocks,
+    template_lines,
+)
+from scrapy_detemplate.runners.base import ParsedPage, Runner, Verdict
+from scrapy_detemplate.store import StateStore, Value
+
+NAMESPACE = "segments"
+STATE_VERSION = 1
+
+
+class SegmentsRunner:
+    """Wang et al. (2008): segmentation, table expansion, detection, shrinkage, per page.
+
+    A site's state is ``{"v": 1, "clock": <pages seen>, "table": {hex key: packed
+    entry}}``.  The table dict is updated in place and stored again after every
+    page, so the in-memory store costs no copy and other stores stay correct.
+
+    While a page has no template segment at all (the first ``df_threshold - 1``
+    pages of a site always), the ``first_pages`` method runs instead, if one is set.
+    """
+
+    name = "segments"
+
+    def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
+        self._store = store
+        self._df_threshold = config.segments_df_threshold
+        self._block_ratio = config.segments_block_ratio
+        self._expiry = LogisticExpiry(config.segments_tb, config.segments_n, config.segments_r)
+        self._sweep_every = config.segments_sweep_every
+        self._fallback: Runner | None = None
+        if config.segments_first_pages != "none":
+            from scrapy_detemplate.runners import RUNNERS  # the registry imports this module
+
+            # Its own fallback, if any, must not come back here: no first pages for us there.
+            inner = dataclasses.replace(config, segments_first_pages="none")
+            self._fallback = RUNNERS[config.segments_first_pages](inner, store)
+
+    def run(self, page: ParsedPage) -> Verdict:
+        state = _state(self._store.get(NAMESPACE, page.site))
+        table = SegmentTable(state["table"], state["clock"], sweep_every=self._sweep_every, expiry=self._expiry)
+        # 1. page segmentation
+        seg = segment_lines(page.lines)
+        # 2. table expansion
+        dfs = table.expand(seg.keys)
+        # 3. template detection
+        blocks = template_blocks(seg, dfs, self._df_threshold, self._block_ratio)
+        warm = any(df >= self._df_threshold for df in dfs.values())
+        # 4. table shrinkage
+        table.shrink()
+        state["clock"] = table.clock
+        self._store.set(NAMESPACE, page.site, state)
+        if not warm:
+            if self._fallback is not None:
+                return self._fallback.run(page)
+            return Verdict(detail="warming_up")
+        lines = template_lines(seg, blocks)
+        if not lines:
+            return Verdict(detail="no_template_block")
+        if len(lines) == len(page.lines):
+            # Every block is template: a duplicate or an empty page, not a template.
+            return Verdict(detail="all_template")
+        return Verdict(
+            template_lines=frozenset(lines),
+            template_elements=tuple(outermost_template_elements(seg, blocks)),
+        )
+
+
+def _state(raw: Value) -> dict[str, Any]:
+    """The stored state, or a fresh one when it is missing or not ours (a cold start)."""
+    if (
+        isinstance(raw, dict)
+        and raw.get("v") == STATE_VERSION
+        and isinstance(raw.get("clock"), int)
+        and isinstance(raw.get("table"), dict)
+    ):
+        return raw
+    return {"v": STATE_VERSION, "clock": 0, "table": {}}
