@@ -27,7 +27,11 @@ def engine_for(crawler: Crawler) -> Detemplater:
     """The crawler's engine, built (and the settings validated) on first use."""
     engine = _ENGINES.get(crawler)
     if engine is None:
-        engine = Detemplater(DetemplateConfig.from_settings(crawler.settings))
+        from scrapy_detemplate.state import lock_runner, open_state
+
+        config = DetemplateConfig.from_settings(crawler.settings)
+        engine = Detemplater(config, open_state(crawler, config))  # JOBDIR / Redis / bounded memory
+        engine.runner = lock_runner(engine.runner, engine.store)  # per-site locks in a shared store
         _ENGINES[crawler] = engine
         logger.info("detemplate: method %r enabled", engine.config.method)
     return engine
@@ -45,8 +49,9 @@ def record(stats: StatsCollector | None, result: CleanResult) -> None:
             stats.inc_value("detemplate/error")
         return
     stats.inc_value(f"detemplate/{result.status}")
-    if result.status == "unchanged" and result.reason:
-        stats.inc_value(f"detemplate/unchanged/{result.reason}")
+    if result.reason:  # e.g. unchanged/no_peer, cleaned/learning, cleaned/applied
+        stats.inc_value(f"detemplate/{result.status}/{result.reason}")
+    stats.inc_value(f"detemplate/method/{result.method}")
     stats.inc_value("detemplate/chars_total", result.chars_total)
     stats.inc_value("detemplate/template_chars_removed", result.chars_removed)
     stats.inc_value("detemplate/template_bytes_removed", result.bytes_removed)

@@ -174,9 +174,10 @@ class Detemplater:
     def _render(self, page: ParsedPage, verdict: Verdict, bytes_in: int) -> CleanResult:
         original_lines = [line.text for line in page.lines]
         chars_total = sum(len(t) for t in original_lines)
+        method = verdict.method or self.runner.name
         if not verdict.removes_something:
             return CleanResult(
-                page.url, "unchanged", self.runner.name, verdict.detail, text="\n".join(original_lines),
+                page.url, "unchanged", method, verdict.detail, text="\n".join(original_lines),
                 html=page.html, chars_total=chars_total, bytes_in=bytes_in,
             )  # fmt: skip
         if verdict.clean_source is not None:
@@ -196,7 +197,7 @@ class Detemplater:
         return CleanResult(
             page.url,
             "cleaned",
-            self.runner.name,
+            method,
             verdict.detail,
             text="\n".join(clean_lines),
             html=html,

@@ -75,3 +75,17 @@ def test_disabled_components_are_not_configured():
     for component in (DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware, DetemplatePipeline):
         with pytest.raises(NotConfigured):
             component.from_crawler(crawler)
+
+
+def test_stats_count_status_reason_and_method():
+    crawler = crawler_with()
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    for n, word in enumerate(("one", "two")):
+        resp = response(f"http://ex.com/a/{n}", PAGE.format(word))
+        downloader.process_response(resp.request, resp)
+    get = crawler.stats.get_value
+    assert (get("detemplate/unchanged/no_peer"), get("detemplate/cleaned"), get("detemplate/method/sandwich")) == (
+        1,
+        1,
+        2,
+    )

@@ -192,3 +192,11 @@ def test_a_method_failure_is_a_passthrough_not_an_exception(page, caplog):
     second = run(engine, "http://ex.com/a/2", page.format(title="x", body="y"))
     assert (first.status, first.reason, second.reason) == ("passthrough", "error", "error")
     assert sum("boom" in r.exc_text for r in caplog.records if r.exc_text) == 1  # logged once
+
+
+def test_the_result_names_the_method_that_decided(page):
+    engine = Detemplater(DetemplateConfig(method="segments"))
+    first = run(engine, "http://ex.com/a/1", page.format(title="One", body="First"))
+    assert (first.method, first.reason) == ("sandwich", "no_peer")  # segments still warming up
+    second = run(engine, "http://ex.com/a/2", page.format(title="Two", body="Second"))
+    assert (second.status, second.method) == ("cleaned", "sandwich")

@@ -46,13 +46,17 @@ class Verdict:
     ``template_lines`` index :attr:`ParsedPage.lines`; ``template_elements``
     are whole subtrees; ``clean_source`` is set by methods that cut the HTML
     source itself (Sandwich on source lines).  ``detail`` says why nothing was
-    removed (``"no_peer"``, ``"duplicate"``...), for results and stats.
+    removed (``"no_peer"``, ``"duplicate"``...) or in which phase the method
+    was (``"learning"``, ``"applied"``), for results and stats.  ``method`` names
+    the method that decided when a runner handed the page to another one (a
+    fallback while a site is learning); empty means the runner itself.
     """
 
     template_lines: frozenset[int] = frozenset()
     template_elements: tuple[etree._Element, ...] = ()
     clean_source: str | None = None
     detail: str = ""
+    method: str = ""
 
     @property
     def removes_something(self) -> bool:

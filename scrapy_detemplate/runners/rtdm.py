@@ -162,6 +162,7 @@ class RtdmRunner:
             template_elements=verdict.template_elements,
             clean_source=verdict.clean_source,
             detail="learning",
+            method=verdict.method or self._meanwhile.name,
         )
 
     # -- state -------------------------------------------------------------

@@ -64,7 +64,8 @@ class SegmentsRunner:
         self._store.set(NAMESPACE, page.site, state)
         if not warm:
             if self._fallback is not None:
-                return self._fallback.run(page)
+                verdict = self._fallback.run(page)
+                return dataclasses.replace(verdict, method=verdict.method or self._fallback.name)
             return Verdict(detail="warming_up")
         lines = template_lines(seg, blocks)
         if not lines:
