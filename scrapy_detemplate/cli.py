@@ -5,6 +5,7 @@
 * ``eval``: a method (or several) over corpus manifests, scored as METRICS.md says.
 * ``train``: retrain the templateness model of the ``isotonic`` method from a crawl
   (``scrapy-detemplate train CORPUS.manifest.jsonl -o model.json``; see ``--help``).
+* ``train-combined``: retrain the ``combined`` method's trees from corpora with gold text.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from scrapy_detemplate.train import main as train_main
 
         return train_main(argv[1:])
+    if argv[:1] == ["train-combined"]:
+        # Retrain the combined method's trees from corpora with gold text; needs the train extra.
+        from scrapy_detemplate.train_combined import main as train_combined_main
+
+        return train_combined_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -47,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scrapy-detemplate", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("train", help="retrain the isotonic method's model (train extra): train --help")
+    sub.add_parser("train-combined", help="retrain the combined method's trees (train extra): train-combined --help")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--method", default=None, help=f"method to run ({', '.join(sorted(RUNNERS))}); eval: also 'all' or a comma list"

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 #: Every setting with its default, the enabling flag first.
 DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_ENABLED": True,
-    "DETEMPLATE_METHOD": "sandwich",
+    "DETEMPLATE_METHOD": "combined",
     "DETEMPLATE_REPLACE_BODY": False,
     "DETEMPLATE_TEXT_FIELD": "content",
     "DETEMPLATE_HTML_FIELD": "",
@@ -56,6 +56,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_ISOTONIC_PENALTY": 0.0003,
     "DETEMPLATE_ISOTONIC_MIN_CHARS": 20,
     "DETEMPLATE_ISOTONIC_LEVELS": 20,
+    "DETEMPLATE_COMBINED_MODEL": "",
+    "DETEMPLATE_COMBINED_THRESHOLD": 0.5,
 }
 
 SANDWICH_UNITS = ("text", "source")
@@ -87,7 +89,7 @@ def directory_key(url: str, site: str) -> str:
 class DetemplateConfig:
     """Validated configuration of the engine and the Scrapy components."""
 
-    method: str = "sandwich"
+    method: str = "combined"
     replace_body: bool = False
     text_field: str = "content"
     html_field: str = ""
@@ -104,6 +106,8 @@ class DetemplateConfig:
     sandwich_unit: str = "text"
     sandwich_peer: str = "last"
     sandwich_candidates: int = 16
+    combined_model: str = ""
+    combined_threshold: float = 0.5
     segments_df_threshold: int = 5
     segments_block_ratio: float = 0.7
     segments_tb: int = 20
@@ -142,6 +146,11 @@ class DetemplateConfig:
                 raise InvalidSetting(_setting_name(name), value, "a positive integer")
         if self.sandwich_unit not in SANDWICH_UNITS:
             raise InvalidSetting("DETEMPLATE_SANDWICH_UNIT", self.sandwich_unit, f"one of {SANDWICH_UNITS}")
+        if not isinstance(self.combined_model, str):
+            raise InvalidSetting("DETEMPLATE_COMBINED_MODEL", self.combined_model, "a path to a model (str)")
+        threshold = self.combined_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
+            raise InvalidSetting("DETEMPLATE_COMBINED_THRESHOLD", threshold, "a number between 0 and 1")
         if self.sandwich_peer not in SANDWICH_PEERS:
             raise InvalidSetting("DETEMPLATE_SANDWICH_PEER", self.sandwich_peer, f"one of {SANDWICH_PEERS}")
         for name in ("text_field", "html_field", "method_field", "source_field", "url_field"):

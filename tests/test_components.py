@@ -15,6 +15,7 @@ class Article(scrapy.Item):
 
 
 def crawler_with(**settings):
+    settings = {"DETEMPLATE_METHOD": "sandwich", **settings}
     crawler = get_crawler(settings_dict={"ADDONS": {"scrapy_detemplate.Addon": 0}, **settings})
     crawler._apply_settings()
     return crawler

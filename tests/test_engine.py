@@ -5,19 +5,21 @@ import pytest
 
 from scrapy_detemplate import CleanResult, DetemplateConfig, Detemplater
 
+SANDWICH = DetemplateConfig(method="sandwich")
+
 
 def run(engine: Detemplater, url: str, html: str, **kw) -> CleanResult:
     return engine.process(url, html.encode("utf-8"), headers={"Content-Type": "text/html; charset=utf-8"}, **kw)
 
 
 def test_first_page_of_a_directory_has_no_peer_and_says_so(page):
-    result = run(Detemplater(), "http://ex.com/news/1", page.format(title="One", body="First"))
+    result = run(Detemplater(SANDWICH), "http://ex.com/news/1", page.format(title="One", body="First"))
     assert (result.status, result.reason, result.chars_removed) == ("unchanged", "no_peer", 0)
     assert "Copyright Example" in result.text
 
 
 def test_sandwich_removes_lines_shared_with_the_peer(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     run(engine, "http://ex.com/news/1", page.format(title="One", body="First story"))
     result = run(engine, "http://ex.com/news/2", page.format(title="Two", body="Second story"))
     assert result.status == "cleaned"
@@ -31,20 +33,20 @@ def test_sandwich_removes_lines_shared_with_the_peer(page):
 
 
 def test_peers_are_per_directory(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     run(engine, "http://ex.com/news/1", page.format(title="One", body="First"))
     assert run(engine, "http://ex.com/sport/1", page.format(title="S", body="x")).reason == "no_peer"
     assert run(engine, "http://other.com/news/1", page.format(title="O", body="y")).reason == "no_peer"
 
 
 def test_a_recrawled_url_is_not_its_own_peer(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     run(engine, "http://ex.com/news/1", page.format(title="One", body="First"))
     assert run(engine, "http://ex.com/news/1", page.format(title="One", body="First")).reason == "no_peer"
 
 
 def test_a_duplicate_page_is_kept_whole(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     html = page.format(title="One", body="First")
     run(engine, "http://ex.com/news/1", html)
     result = run(engine, "http://ex.com/news/1-copy", html)
@@ -53,7 +55,7 @@ def test_a_duplicate_page_is_kept_whole(page):
 
 
 def test_closest_name_peer(page):
-    engine = Detemplater(DetemplateConfig(sandwich_peer="closest"))
+    engine = Detemplater(DetemplateConfig(method="sandwich", sandwich_peer="closest"))
     run(engine, "http://ex.com/d/story-1.html", page.format(title="One", body="First"))
     run(engine, "http://ex.com/d/index.html", "<html><body><p>Copyright Example</p><p>x</p></body></html>")
     result = run(engine, "http://ex.com/d/story-2.html", page.format(title="Two", body="Second"))
@@ -61,7 +63,7 @@ def test_closest_name_peer(page):
 
 
 def test_source_line_unit_is_the_papers_variant(page):
-    engine = Detemplater(DetemplateConfig(sandwich_unit="source"))
+    engine = Detemplater(DetemplateConfig(method="sandwich", sandwich_unit="source"))
     lines = page.replace("><", ">\n<")
     run(engine, "http://ex.com/news/1", lines.format(title="One", body="First"))
     result = run(engine, "http://ex.com/news/2", lines.format(title="Two", body="Second"))
@@ -70,7 +72,7 @@ def test_source_line_unit_is_the_papers_variant(page):
 
 
 def test_a_given_tree_is_never_modified(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     run(engine, "http://ex.com/news/1", page.format(title="One", body="First"))
     tree = lxml.html.document_fromstring(page.format(title="Two", body="Second"))
     before = lxml.html.tostring(tree)
@@ -80,7 +82,7 @@ def test_a_given_tree_is_never_modified(page):
 
 
 def test_kept_text_inside_removed_block_keeps_its_ancestors():
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     html = "<html><body><div id=x><p>shared</p><p>{}</p></div><p>footer</p></body></html>"
     run(engine, "http://ex.com/a/1", html.format("one"))
     result = run(engine, "http://ex.com/a/2", html.format("two"))
@@ -89,7 +91,7 @@ def test_kept_text_inside_removed_block_keeps_its_ancestors():
 
 
 def test_text_after_early_end_tags_is_cleaned_and_kept(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     late = page.replace("</body></html>", "</body></html><p>{late}</p>")
     run(engine, "http://ex.com/a/1", late.format(title="One", body="First", late="late one"))
     result = run(engine, "http://ex.com/a/2", late.format(title="Two", body="Second", late="late two"))
@@ -108,34 +110,36 @@ def test_text_after_early_end_tags_is_cleaned_and_kept(page):
     ],
 )
 def test_non_html_content_types_pass_through(content_type, body):
-    result = Detemplater().process("http://ex.com/x", body, headers={"Content-Type": content_type})
+    result = Detemplater(SANDWICH).process("http://ex.com/x", body, headers={"Content-Type": content_type})
     assert (result.status, result.reason, result.text, result.html) == ("passthrough", "non_html", "", "")
     assert result.bytes_in == len(body)
 
 
 @pytest.mark.parametrize("body", [b"", b"   \n\t", None])
 def test_empty_bodies_pass_through(body):
-    result = Detemplater().process("http://ex.com/x", body, headers={"Content-Type": "text/html"})
+    result = Detemplater(SANDWICH).process("http://ex.com/x", body, headers={"Content-Type": "text/html"})
     assert (result.status, result.reason) == ("passthrough", "empty")
 
 
 def test_bytes_that_do_not_decode_pass_through():
     noise = bytes(range(128, 256)) * 40
-    result = Detemplater().process("http://ex.com/x", noise, headers={"Content-Type": "text/html; charset=utf-8"})
+    result = Detemplater(SANDWICH).process(
+        "http://ex.com/x", noise, headers={"Content-Type": "text/html; charset=utf-8"}
+    )
     assert (result.status, result.reason) == ("passthrough", "undecodable")
     binary = b"<html>\x00\x01\x02" + noise
-    assert Detemplater().process("http://ex.com/x", binary).reason == "undecodable"
+    assert Detemplater(SANDWICH).process("http://ex.com/x", binary).reason == "undecodable"
 
 
 def test_nesting_ten_thousand_deep_passes_through():
     html = "<html><body>" + "<div>" * 10_000 + "deep" + "</div>" * 10_000 + "</body></html>"
-    result = Detemplater().process("http://ex.com/x", html.encode())
+    result = Detemplater(SANDWICH).process("http://ex.com/x", html.encode())
     assert (result.status, result.reason) == ("passthrough", "too_deep")
 
 
 def test_a_page_without_body_passes_through():
     html = b"<html><head><title>only a head</title></head></html>"
-    result = Detemplater().process("http://ex.com/x", html)
+    result = Detemplater(SANDWICH).process("http://ex.com/x", html)
     assert (result.status, result.reason) == ("passthrough", "no_body")
     assert result.html
 
@@ -150,7 +154,7 @@ def test_pages_over_the_byte_node_and_line_bounds_pass_through():
 
 
 def test_a_five_megabyte_page_is_cleaned_within_the_default_bounds(page):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
     filler = "<p>" + "words of a long article " * 40 + "</p>\n"
     big = page.format(title="{title}", body=filler * 5200)
     assert len(big) > 5_000_000
@@ -166,12 +170,12 @@ def hundred_thousand_lines(page: str, title: str, extra: str = "") -> str:
 
 def test_a_page_of_100000_lines_passes_through_the_default_node_bound(page):
     # Real pages stay under 8,000 nodes (shared corpus); this one has 100,000 <br>.
-    result = Detemplater().process("http://ex.com/long/1", hundred_thousand_lines(page, "One").encode())
+    result = Detemplater(SANDWICH).process("http://ex.com/long/1", hundred_thousand_lines(page, "One").encode())
     assert (result.status, result.reason) == ("passthrough", "too_large")
 
 
 def test_a_page_of_100000_lines_is_cleaned_when_the_bounds_allow_it(page):
-    engine = Detemplater(DetemplateConfig(max_nodes=500_000, max_lines=500_000))
+    engine = Detemplater(DetemplateConfig(method="sandwich", max_nodes=500_000, max_lines=500_000))
     run(engine, "http://ex.com/long/1", hundred_thousand_lines(page, "One"))
     result = run(engine, "http://ex.com/long/2", hundred_thousand_lines(page, "Two", "<br>new line"))
     assert result.status == "cleaned"
@@ -179,7 +183,7 @@ def test_a_page_of_100000_lines_is_cleaned_when_the_bounds_allow_it(page):
 
 
 def test_a_method_failure_is_a_passthrough_not_an_exception(page, caplog):
-    engine = Detemplater()
+    engine = Detemplater(SANDWICH)
 
     class Broken:
         name = "broken"

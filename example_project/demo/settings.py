@@ -9,7 +9,7 @@ NEWSPIDER_MODULE = "demo.spiders"
 ADDONS = {"scrapy_detemplate.Addon": 0}
 
 # Optional: choose the method and the item fields (see the README's settings table).
-DETEMPLATE_METHOD = "sandwich"
+DETEMPLATE_METHOD = "combined"  # the default; e.g. "sandwich", "segments", "tps"
 DETEMPLATE_TEXT_FIELD = "content"
 
 # The demo site runs on 127.0.0.1: crawl it politely but quickly.

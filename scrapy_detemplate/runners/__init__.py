@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scrapy_detemplate.runners.base import NoRemoval, ParsedPage, Runner, RunnerFactory, Verdict
+from scrapy_detemplate.runners.combined import CombinedRunner
 from scrapy_detemplate.runners.isotonic import IsotonicRunner
 from scrapy_detemplate.runners.rtdm import RtdmRunner
 from scrapy_detemplate.runners.sandwich import SandwichRunner
@@ -16,6 +17,7 @@ RUNNERS: dict[str, RunnerFactory] = {
     "isotonic": IsotonicRunner,
     "rtdm": RtdmRunner,
     "tps": TpsRunner,
+    "combined": CombinedRunner,
 }
 
 __all__ = ["RUNNERS", "NoRemoval", "ParsedPage", "Runner", "RunnerFactory", "SandwichRunner", "Verdict"]

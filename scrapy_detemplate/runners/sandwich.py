@@ -36,7 +36,14 @@ class SandwichRunner:
         # "last" keeps two so a re-crawled URL never becomes its own peer.
         self._keep = config.sandwich_candidates if self._closest else 2
 
-    def run(self, page: ParsedPage) -> Verdict:
+    def observe(self, page: ParsedPage) -> tuple[list[str] | None, int, list[int] | None]:
+        """Record the page as its directory's newest peer; compare it with the old one.
+
+        Returns the source lines (``source`` unit, else ``None``), the number of
+        lines compared, and the indexes of the lines in the LCS with the peer
+        (``None`` when there is no peer).
+        """
+        lines: list[str] | None = None
         if self._unit == "source":
             lines = source_lines(page.html)
             keys = source_line_keys(lines)
@@ -57,14 +64,19 @@ class SandwichRunner:
         kept_keys = [*[packed[i] for i in kept][-(self._keep - 1) :], pack_keys(keys)]
         self._store.set(NAMESPACE, page.directory, {"names": kept_names, "keys": kept_keys})  # type: ignore[dict-item]
         if peer is None:
+            return lines, len(keys), None
+        return lines, len(keys), lcs_indexes(keys, unpack_keys(packed[peer]))
+
+    def run(self, page: ParsedPage) -> Verdict:
+        lines, count, matched = self.observe(page)
+        if matched is None:
             return Verdict(detail="no_peer")
-        matched = lcs_indexes(keys, unpack_keys(packed[peer]))
         if not matched:
             return Verdict(detail="nothing_shared")
-        if len(matched) == len(keys):
+        if len(matched) == count:
             # Every line is shared: a duplicate of its peer, not a template.
             return Verdict(detail="duplicate")
-        if self._unit == "source":
+        if lines is not None:
             template = set(matched)
             return Verdict(clean_source="\n".join(t for i, t in enumerate(lines) if i not in template))
         return Verdict(template_lines=frozenset(matched))

@@ -8,6 +8,7 @@ from typing import Any
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.segments import (
     LogisticExpiry,
+    Segmentation,
     SegmentTable,
     outermost_template_elements,
     segment_lines,
@@ -48,20 +49,27 @@ class SegmentsRunner:
             inner = dataclasses.replace(config, segments_first_pages="none")
             self._fallback = RUNNERS[config.segments_first_pages](inner, store)
 
-    def run(self, page: ParsedPage) -> Verdict:
+    def observe(self, page: ParsedPage) -> tuple[Segmentation, dict[str, int], int]:
+        """Steps 1, 2 and 4 for one page: its segmentation, each segment's DF
+        (this page included) and the site's clock (pages seen).  The combined
+        method reads DFs through this without a verdict."""
         state = _state(self._store.get(NAMESPACE, page.site))
         table = SegmentTable(state["table"], state["clock"], sweep_every=self._sweep_every, expiry=self._expiry)
         # 1. page segmentation
         seg = segment_lines(page.lines)
         # 2. table expansion
         dfs = table.expand(seg.keys)
-        # 3. template detection
-        blocks = template_blocks(seg, dfs, self._df_threshold, self._block_ratio)
-        warm = any(df >= self._df_threshold for df in dfs.values())
-        # 4. table shrinkage
+        # 4. table shrinkage (3, detection, only reads dfs)
         table.shrink()
         state["clock"] = table.clock
         self._store.set(NAMESPACE, page.site, state)
+        return seg, dfs, table.clock
+
+    def run(self, page: ParsedPage) -> Verdict:
+        seg, dfs, _ = self.observe(page)
+        # 3. template detection
+        blocks = template_blocks(seg, dfs, self._df_threshold, self._block_ratio)
+        warm = any(df >= self._df_threshold for df in dfs.values())
         if not warm:
             if self._fallback is not None:
                 verdict = self._fallback.run(page)

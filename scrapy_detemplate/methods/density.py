@@ -1,0 +1,232 @@
+"""Page-level evidence per text line: the main content container and line shape.
+
+Not one of the five papers: the page-level half of the combined method.  Two
+well-known observations are turned into numbers for each visible line:
+
+* **Content sits in one container.**  Every paragraph-like element with at least
+  25 characters gives its parent a vote of ``1 + commas + min(chars // 100, 3)``
+  and its grandparent half of it; a container starts from a prior for its tag and
+  its class/id words, and its total is scaled by ``1 - link density``.  The best
+  container and its siblings scoring at least a fifth of it are "chosen".
+* **Boilerplate lines look different**: short, mostly link text, in lists and
+  navigation, under class/id words such as ``nav``, ``footer``, ``related``.
+
+Features are plain floats; :data:`FEATURES` names them.  Site-level evidence
+(document frequencies, the Sandwich LCS) is appended by the caller.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from lxml import etree
+
+from scrapy_detemplate._html import Line, find_body
+
+_BOILER = re.compile(
+    r"nav|menu|foot|header|sidebar|side|comment|share|social|related|promo|\bad|ads|advert|sponsor|breadcrumb"
+    r"|copyright|widget|banner|toolbar|login|signup|subscribe|newsletter|search|tags|meta|byline|author|date"
+    r"|caption|wm-ipp|wayback",
+    re.IGNORECASE,
+)
+_CONTENT = re.compile(r"article|content|story|body|main|post|entry|text|blog|permalink|hentry|storytext", re.IGNORECASE)
+# Container scoring: class/id words and tag priors.
+_POSITIVE = re.compile(r"article|body|content|entry|hentry|main|page|post|text|blog|story", re.IGNORECASE)
+_NEGATIVE = re.compile(
+    r"combx|comment|com-|contact|foot|footer|footnote|masthead|media|meta|outbrain|promo|related|scroll"
+    r"|shoutbox|sidebar|sponsor|shopping|tags|tool|widget|nav|menu|share|social|ad-|ads|banner",
+    re.IGNORECASE,
+)
+_TAG_PRIOR = {
+    "div": 5, "article": 8, "main": 5, "section": 3, "pre": 3, "td": 3, "blockquote": 3,
+    "address": -3, "ol": -3, "ul": -3, "dl": -3, "dd": -3, "dt": -3, "li": -3, "form": -3,
+    "h1": -5, "h2": -5, "h3": -5, "h4": -5, "h5": -5, "h6": -5, "th": -5,
+    "nav": -25, "aside": -25, "footer": -25, "header": -10,
+}  # fmt: skip
+_PARAGRAPHS = ("p", "pre", "td", "blockquote", "dd", "li", "div")
+_DIV_BLOCKS = frozenset({"p", "div", "table", "ul", "ol", "pre", "blockquote", "section", "article"})
+_TOKEN = re.compile(r"\w+")
+
+#: Tags whose presence among a line's ancestors (and as its own element) are features.
+TAGS = (
+    "a", "li", "h1", "h2", "h3", "h4", "p", "td", "th", "nav", "footer", "header", "aside", "form",
+    "option", "button", "label", "span", "div", "ul", "ol", "table", "pre", "code", "blockquote", "strong",
+    "em", "b", "i", "small", "font", "center", "article", "main", "section", "figure", "figcaption", "dd",
+    "dt", "select", "time", "cite", "sup",
+)  # fmt: skip
+_TAG_INDEX = {tag: i for i, tag in enumerate(TAGS)}
+
+#: Names of the page-level features, in order.
+FEATURES = (
+    "log_chars", "log_words", "link_density", "ends_sentence", "commas_per_word", "position",
+    "boiler_words", "content_words", "depth", "in_container", "container_score", "link_in_container",
+    *(f"under_{t}" for t in TAGS), *(f"own_{t}" for t in TAGS),
+    "title_share", "title_cover", "lines_before_container", "lines_after_container",
+    "just_before_container", "near_before_container", "window_log_chars", "window_link_density",
+)  # fmt: skip
+
+
+def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float], set[etree._Element]]:
+    """Score candidate containers; return the scores and the chosen containers."""
+    body = find_body(root)
+    if body is None:
+        return {}, set()
+    raw: dict[etree._Element, float] = {}
+    for el in body.iter(_PARAGRAPHS):
+        if el.tag == "div" and any(isinstance(c.tag, str) and c.tag in _DIV_BLOCKS for c in el):
+            continue  # only a div without block children acts as a paragraph
+        text = _flat(el)
+        if len(text) < 25:
+            continue
+        vote = 1 + text.count(",") + min(len(text) // 100, 3)
+        parent = el.getparent()
+        for ancestor, share in ((parent, 1.0), (parent.getparent() if parent is not None else None, 0.5)):
+            if ancestor is None or not isinstance(ancestor.tag, str):
+                continue
+            if ancestor not in raw:
+                raw[ancestor] = _TAG_PRIOR.get(ancestor.tag, 0) + _class_weight(ancestor)
+            raw[ancestor] += vote * share
+    scores: dict[etree._Element, float] = {}
+    for el, score in raw.items():
+        chars = len(_flat(el))
+        links = sum(len(_flat(a)) for a in el.iter("a"))
+        scores[el] = score * (1 - links / chars) if chars else 0.0
+    if not scores:
+        return scores, set()
+    best = max(scores, key=scores.__getitem__)
+    chosen = {best}
+    parent = best.getparent()
+    if parent is not None:
+        floor = max(10.0, scores[best] * 0.2)
+        chosen.update(s for s in parent if s is not best and scores.get(s, -1e9) >= floor)
+    return scores, chosen
+
+
+def _flat(el: etree._Element) -> str:
+    """The element's text with white space folded."""
+    return " ".join("".join(t for t in el.itertext() if isinstance(t, str)).split())
+
+
+def _class_weight(el: etree._Element) -> int:
+    weight = 0
+    for attr in ("class", "id"):
+        value = el.get(attr)
+        if value:
+            weight += 25 if _POSITIVE.search(value) else 0
+            weight -= 25 if _NEGATIVE.search(value) else 0
+    return weight
+
+
+class _Ancestry:
+    """Per element, what its ancestors say (memoised top-down, no recursion)."""
+
+    __slots__ = ("best", "chosen", "info", "scores")
+
+    def __init__(self, scores: dict[etree._Element, float], chosen: set[etree._Element], best: float) -> None:
+        self.scores, self.chosen, self.best = scores, chosen, best
+        # element -> (tags, boiler words, content words, in chosen container, best ancestor score, depth)
+        self.info: dict[etree._Element, tuple[frozenset[str], int, int, bool, float, int]] = {}
+
+    def of(self, el: etree._Element) -> tuple[frozenset[str], int, int, bool, float, int]:
+        known = self.info.get(el)
+        if known is not None:
+            return known
+        chain = []
+        node: etree._Element | None = el
+        while node is not None and node not in self.info:
+            chain.append(node)
+            node = node.getparent() if node.tag != "body" else None
+        above = self.info[node] if node is not None else (frozenset(), 0, 0, False, 0.0, 0)
+        for node in reversed(chain):
+            tags, boiler, content, inside, near, depth = above
+            tag = node.tag if isinstance(node.tag, str) else ""
+            words = f"{node.get('class') or ''} {node.get('id') or ''}"
+            above = (
+                tags | {tag},
+                boiler + (1 if _BOILER.search(words) else 0),
+                content + (1 if _CONTENT.search(words) else 0),
+                inside or node in self.chosen,
+                max(near, self.scores.get(node, 0.0)),
+                depth + 1,
+            )
+            self.info[node] = above
+        return above
+
+
+def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
+    """One feature vector per line (see :data:`FEATURES`)."""
+    scores, chosen = container_scores(root)
+    best = max((scores[c] for c in chosen), default=0.0)
+    ancestry = _Ancestry(scores, chosen, best)
+    title_tokens = set(_TOKEN.findall(title.lower()))
+    per_line = []
+    for line in lines:
+        link = 0
+        total = 0
+        owner_info = None
+        own_tag = ""
+        for el, is_tail in line.slots:
+            owner = el.getparent() if is_tail else el
+            if owner is None:
+                continue
+            info = ancestry.of(owner)
+            if owner_info is None:
+                owner_info, own_tag = info, owner.tag if isinstance(owner.tag, str) else ""
+            piece = len(" ".join(((el.tail if is_tail else el.text) or "").split()))
+            total += piece
+            if "a" in info[0]:
+                link += piece
+        per_line.append((owner_info or (frozenset(), 0, 0, False, 0.0, 0), own_tag, link / total if total else 0.0))
+    n = len(lines)
+    inside_at = [i for i, (info, _, _) in enumerate(per_line) if info[3]]
+    first_in, last_in = (inside_at[0], inside_at[-1]) if inside_at else (n, -1)
+    log_chars = [math.log1p(len(line.text)) for line in lines]
+    links = [p[2] for p in per_line]
+    features = []
+    for i, (line, (info, own_tag, link_density)) in enumerate(zip(lines, per_line, strict=True)):
+        tags, boiler, content, inside, near, depth = info
+        text = line.text
+        tokens = _TOKEN.findall(text.lower())
+        words = len(tokens)
+        under = [0.0] * len(TAGS)
+        for tag in tags:
+            j = _TAG_INDEX.get(tag)
+            if j is not None:
+                under[j] = 1.0
+        own = [0.0] * len(TAGS)
+        if own_tag in _TAG_INDEX:
+            own[_TAG_INDEX[own_tag]] = 1.0
+        token_set = set(tokens)
+        shared = len(token_set & title_tokens)
+        before = first_in - i if i < first_in else 0
+        after = i - last_in if i > last_in else 0
+        lo, hi = max(0, i - 3), min(n, i + 4)
+        features.append(
+            [
+                log_chars[i],
+                math.log1p(words),
+                link_density,
+                1.0 if text[-1:] in ".!?\"'”" else 0.0,
+                text.count(",") / max(1, words),
+                i / max(1, n - 1),
+                min(boiler, 3) / 3,
+                min(content, 3) / 3,
+                depth / 30,
+                1.0 if inside else 0.0,
+                max(-1.0, min(near / best, 1.0)) if best > 0 else 0.0,
+                link_density if inside else 0.0,
+                *under,
+                *own,
+                shared / len(token_set) if token_set else 0.0,
+                shared / len(title_tokens) if title_tokens else 0.0,
+                min(before, 20) / 20,
+                min(after, 20) / 20,
+                1.0 if before == 1 else 0.0,
+                1.0 if 0 < before <= 3 else 0.0,
+                sum(log_chars[lo:hi]) / (hi - lo),
+                sum(links[lo:hi]) / (hi - lo),
+            ]
+        )
+    return features

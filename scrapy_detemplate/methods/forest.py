@@ -1,0 +1,43 @@
+"""Gradient-boosted trees scored in pure Python from plain data.
+
+A model is ``{"features": [...], "base": b, "rate": r, "trees": [tree, ...]}``
+where each tree is ``{"feature": [...], "threshold": [...], "left": [...],
+"right": [...], "value": [...]}`` (node arrays; ``left == -1`` marks a leaf).
+The score is ``sigmoid(base + rate * sum(tree value at the sample's leaf))``,
+as scikit-learn's binary ``GradientBoostingClassifier`` computes it; training
+(``scrapy_detemplate.train_combined``) needs scikit-learn, scoring does not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+
+class Forest:
+    """A boosted ensemble of regression trees over fixed feature vectors."""
+
+    __slots__ = ("base", "features", "rate", "trees")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        try:
+            self.features: tuple[str, ...] = tuple(data["features"])
+            self.base = float(data["base"])
+            self.rate = float(data["rate"])
+            self.trees = [
+                (list(t["feature"]), [float(x) for x in t["threshold"]], list(t["left"]), list(t["right"]),
+                 [float(x) for x in t["value"]])
+                for t in data["trees"]
+            ]  # fmt: skip
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a forest model: {exc!r}") from exc
+
+    def probability(self, x: Sequence[float]) -> float:
+        total = self.base
+        for feature, threshold, left, right, value in self.trees:
+            node = 0
+            while left[node] != -1:
+                node = left[node] if x[feature[node]] <= threshold[node] else right[node]
+            total += self.rate * value[node]
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, total))))

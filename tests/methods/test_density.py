@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from scrapy_detemplate._html import parse_html, visible_lines
+from scrapy_detemplate.methods.density import FEATURES, container_scores, line_features
+
+ARTICLE = " ".join(["A sentence of the story, with a comma, long enough to count."] * 4)
+PAGE = f"""<html><head><title>Big story today</title></head><body>
+<ul class="nav"><li><a href="/">Home</a></li><li><a href="/n">News</a></li></ul>
+<div class="story"><h1>Big story today</h1><p>{ARTICLE}</p><p>{ARTICLE}</p></div>
+<div class="footer"><a href="/c">Contact</a></div></body></html>"""
+
+
+def test_the_paragraphs_parent_is_the_chosen_container():
+    root = parse_html(PAGE)
+    scores, chosen = container_scores(root)
+    assert [el.get("class") for el in chosen] == ["story"]
+    assert max(scores, key=scores.__getitem__).get("class") == "story"
+
+
+def test_one_feature_vector_per_line_with_container_and_link_evidence():
+    root = parse_html(PAGE)
+    lines = visible_lines(root)
+    rows = line_features(root, lines, "Big story today")
+    assert len(rows) == len(lines) and all(len(r) == len(FEATURES) for r in rows)
+    named = [dict(zip(FEATURES, r, strict=True)) for r in rows]
+    by_text = {line.text: f for line, f in zip(lines, named, strict=True)}
+    assert by_text["Home"]["link_density"] == 1.0 and by_text["Home"]["in_container"] == 0.0
+    assert by_text[ARTICLE]["in_container"] == 1.0 and by_text[ARTICLE]["link_density"] == 0.0
+    assert by_text["Big story today"]["title_cover"] == 1.0
+
+
+def test_a_page_without_paragraphs_has_no_container():
+    root = parse_html("<html><body><p>short</p></body></html>")
+    assert container_scores(root) == ({}, set())
+    assert line_features(root, visible_lines(root))[0][FEATURES.index("in_container")] == 0.0

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scrapy_detemplate.methods.forest import Forest
+
+# One stump on feature 1 (x1 <= 0.5 -> -1, else +2) and one leaf-only tree (+0.5).
+MODEL = {
+    "features": ["a", "b"],
+    "base": 0.25,
+    "rate": 0.5,
+    "trees": [
+        {"feature": [1, -2, -2], "threshold": [0.5, -2, -2], "left": [1, -1, -1], "right": [2, -1, -1],
+         "value": [0.0, -1.0, 2.0]},
+        {"feature": [-2], "threshold": [-2], "left": [-1], "right": [-1], "value": [0.5]},
+    ],
+}  # fmt: skip
+
+
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
+
+
+def test_probability_is_the_sigmoid_of_base_plus_rate_times_leaf_values():
+    forest = Forest(MODEL)
+    assert forest.probability([9.0, 0.5]) == pytest.approx(sigmoid(0.25 + 0.5 * (-1.0 + 0.5)))
+    assert forest.probability([9.0, 0.7]) == pytest.approx(sigmoid(0.25 + 0.5 * (2.0 + 0.5)))
+
+
+def test_a_malformed_model_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="not a forest model"):
+        Forest({"features": [], "base": 0})
