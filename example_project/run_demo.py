@@ -46,7 +46,7 @@ def main() -> int:
 
 def report(pages: dict[str, demosite.Page], feed: Path) -> str:
     items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines() if line.strip()]
-    template_total = template_left = article_total = article_kept = 0
+    template_total = template_left = article_total = article_kept = related_total = related_left = 0
     for item in items:
         page = pages.get(urlsplit(item["url"]).path)
         content = item.get("content", "")
@@ -56,12 +56,15 @@ def report(pages: dict[str, demosite.Page], feed: Path) -> str:
         template_left += sum(1 for line in demosite.TEMPLATE_LINES if line in content)
         article_total += len(page.article)
         article_kept += sum(1 for line in page.article if line in content)
+        related_total += len(page.related)
+        related_left += sum(1 for line in page.related if line in content)
     articles = sum(1 for p in pages.values() if p.article)
     return (
         f"feed: {feed}\n"
         f"pages crawled: {len(items)} of {len(pages)}; article pages checked: {article_total and articles}\n"
         f"template lines removed from articles: {template_total - template_left} of {template_total} "
         f"({100 * (1 - template_left / max(1, template_total)):.1f}%)\n"
+        f"per-page related-link lines removed: {related_total - related_left} of {related_total}\n"
         f"article lines kept: {article_kept} of {article_total} ({100 * article_kept / max(1, article_total):.1f}%)"
     )
 
