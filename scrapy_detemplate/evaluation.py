@@ -226,3 +226,29 @@ def format_table(rows: Iterable[tuple[str, dict[str, float]]]) -> str:
             f"{m['removal']:6.3f} {m['failures']:6.3f} {m['ms_per_page']:7.2f}"
         )
     return "\n".join(out)
+
+
+#: How far below its floor a score may fall before the gate fails.  Methods are
+#: deterministic, so this only absorbs float noise and library drift.
+GATE_TOLERANCE = 0.002
+GATED = ("f1", "removal")
+
+
+def gate(scores: dict[str, dict[str, dict[str, float]]], floors: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    """Compare ``scores[corpus][method]`` (site-macro figures) with recorded floors.
+
+    Returns one message per figure that fell more than :data:`GATE_TOLERANCE`
+    below its floor, or is missing; an empty list means the gate passes.
+    Raising a floor is free; lowering one is an edit to the floors file, which a
+    reviewer sees.
+    """
+    failures = []
+    for corpus, methods in floors.items():
+        for method, figures in methods.items():
+            got = scores.get(corpus, {}).get(method)
+            for name, floor in figures.items():
+                if got is None or name not in got:
+                    failures.append(f"{corpus}/{method}/{name}: not measured (floor {floor:.3f})")
+                elif got[name] < floor - GATE_TOLERANCE:
+                    failures.append(f"{corpus}/{method}/{name}: {got[name]:.3f} is below its floor {floor:.3f}")
+    return failures
