@@ -27,7 +27,11 @@ def engine_for(crawler: Crawler) -> Detemplater:
     """The crawler's engine, built (and the settings validated) on first use."""
     engine = _ENGINES.get(crawler)
     if engine is None:
-        engine = Detemplater(DetemplateConfig.from_settings(crawler.settings))
+        from scrapy_detemplate.state import lock_runner, open_state
+
+        config = DetemplateConfig.from_settings(crawler.settings)
+        engine = Detemplater(config, open_state(crawler, config))  # JOBDIR / Redis / bounded memory
+        engine.runner = lock_runner(engine.runner, engine.store)  # per-site locks in a shared store
         _ENGINES[crawler] = engine
         logger.info("detemplate: method %r enabled", engine.config.method)
     return engine

@@ -28,6 +28,12 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_MAX_DEPTH": 250,
     "DETEMPLATE_MAX_LINES": 20_000,
     "DETEMPLATE_MAX_DIRECTORIES": 10_000,
+    "DETEMPLATE_MAX_SITES": 10_000,
+    "DETEMPLATE_STATE_FRESH": False,
+    "DETEMPLATE_REDIS_URL": "",
+    "DETEMPLATE_REDIS_KEY": "%(spider)s:detemplate",
+    "DETEMPLATE_REDIS_TTL": 0,
+    "DETEMPLATE_REDIS_LOCK_WAIT": 10.0,
     "DETEMPLATE_SANDWICH_UNIT": "text",
     "DETEMPLATE_SANDWICH_PEER": "last",
     "DETEMPLATE_SANDWICH_CANDIDATES": 16,
@@ -58,6 +64,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_ISOTONIC_LEVELS": 20,
     "DETEMPLATE_COMBINED_MODEL": "",
     "DETEMPLATE_COMBINED_THRESHOLD": 0.5,
+    "DETEMPLATE_COMBINED_SITE_DF": 0.9,
 }
 
 SANDWICH_UNITS = ("text", "source")
@@ -103,11 +110,18 @@ class DetemplateConfig:
     max_depth: int = 250
     max_lines: int = 20_000
     max_directories: int = 10_000
+    max_sites: int = 10_000
+    state_fresh: bool = False
+    redis_url: str = ""
+    redis_key: str = "%(spider)s:detemplate"
+    redis_ttl: int = 0
+    redis_lock_wait: float = 10.0
     sandwich_unit: str = "text"
     sandwich_peer: str = "last"
     sandwich_candidates: int = 16
     combined_model: str = ""
     combined_threshold: float = 0.5
+    combined_site_df: float = 0.9
     segments_df_threshold: int = 5
     segments_block_ratio: float = 0.7
     segments_tb: int = 20
@@ -151,6 +165,9 @@ class DetemplateConfig:
         threshold = self.combined_threshold
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
             raise InvalidSetting("DETEMPLATE_COMBINED_THRESHOLD", threshold, "a number between 0 and 1")
+        site_df = self.combined_site_df
+        if isinstance(site_df, bool) or not isinstance(site_df, (int, float)) or not 0 < site_df:
+            raise InvalidSetting("DETEMPLATE_COMBINED_SITE_DF", site_df, "a number > 0 (above 1: off)")
         if self.sandwich_peer not in SANDWICH_PEERS:
             raise InvalidSetting("DETEMPLATE_SANDWICH_PEER", self.sandwich_peer, f"one of {SANDWICH_PEERS}")
         for name in ("text_field", "html_field", "method_field", "source_field", "url_field"):
@@ -176,6 +193,7 @@ class DetemplateConfig:
         if isinstance(self.tps_max_nodes, bool) or not isinstance(self.tps_max_nodes, int) or self.tps_max_nodes < 1:
             raise InvalidSetting("DETEMPLATE_TPS_MAX_NODES", self.tps_max_nodes, "a positive integer")
         _check_segments(self, RUNNERS)
+        _check_state(self)
         for name in ("rtdm_max_pages", "rtdm_max_nodes", "rtdm_max_cells", "rtdm_templates"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -239,6 +257,28 @@ def _check_segments(cfg: DetemplateConfig, runners: Mapping[str, Any]) -> None:
     if first != "none" and (first not in runners or first == "segments"):
         choices = sorted(n for n in runners if n != "segments")
         raise InvalidSetting("DETEMPLATE_SEGMENTS_FIRST_PAGES", first, f"one of {choices}")
+
+
+def _check_state(cfg: DetemplateConfig) -> None:
+    if isinstance(cfg.max_sites, bool) or not isinstance(cfg.max_sites, int) or cfg.max_sites < 1:
+        raise InvalidSetting("DETEMPLATE_MAX_SITES", cfg.max_sites, "a positive integer")
+    if not isinstance(cfg.state_fresh, bool):
+        raise InvalidSetting("DETEMPLATE_STATE_FRESH", cfg.state_fresh, "a boolean")
+    if not isinstance(cfg.redis_url, str) or (
+        cfg.redis_url and not cfg.redis_url.startswith(("redis://", "rediss://", "unix://"))
+    ):
+        raise InvalidSetting("DETEMPLATE_REDIS_URL", cfg.redis_url, "'' or a redis://, rediss:// or unix:// URL")
+    try:
+        ok = isinstance(cfg.redis_key, str) and bool(cfg.redis_key % {"spider": "s"})
+    except (KeyError, ValueError, TypeError):
+        ok = False
+    if not ok:
+        raise InvalidSetting("DETEMPLATE_REDIS_KEY", cfg.redis_key, "a key prefix such as '%(spider)s:detemplate'")
+    if isinstance(cfg.redis_ttl, bool) or not isinstance(cfg.redis_ttl, int) or cfg.redis_ttl < 0:
+        raise InvalidSetting("DETEMPLATE_REDIS_TTL", cfg.redis_ttl, "an integer >= 0 (seconds; 0: no expiry)")
+    wait = cfg.redis_lock_wait
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 3600:
+        raise InvalidSetting("DETEMPLATE_REDIS_LOCK_WAIT", wait, "a number of seconds in [0, 3600]")
 
 
 def _setting_name(field_name: str) -> str:

@@ -43,3 +43,19 @@ def test_threshold_must_be_a_probability():
 def test_labels_follow_the_gold_text():
     lines = visible_lines(parse_html("<body><p>Home</p><p>the vote on the bridge passed today</p><p>Bridge</p></body>"))
     assert line_labels(lines, "After debate the vote on the bridge passed today. Bridge") == [0, 1, 1]
+
+
+def test_a_line_on_nearly_every_earlier_page_of_the_site_is_template():
+    notice = "This story was produced with support from our readers, and we thank every one of them, always."
+    engine = Detemplater()
+    for n in range(7):
+        story = STORY.replace("Tuesday", f"day {n}")
+        html = PAGE.format(title=f"Vote number {n}", story=story).replace("</p></div>", f"</p><p>{notice}</p></div>")
+        result = engine.process(f"http://ex.com/a/{n}", html.encode())
+    assert story in result.text
+    assert notice not in result.text
+    off = Detemplater(DetemplateConfig(combined_site_df=2.0))
+    for n in range(7):
+        html = PAGE.format(title=f"Vote number {n}", story=STORY.replace("Tuesday", f"day {n}"))
+        kept = off.process(f"http://ex.com/a/{n}", html.replace("</p></div>", f"</p><p>{notice}</p></div>").encode())
+    assert notice in kept.text  # without the override the page evidence keeps it

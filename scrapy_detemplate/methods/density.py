@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from scrapy_detemplate._html import Line, find_body
+from scrapy_detemplate._html import SKIP_TAGS, Line, find_body
 
 _BOILER = re.compile(
     r"nav|menu|foot|header|sidebar|side|comment|share|social|related|promo|\bad|ads|advert|sponsor|breadcrumb"
@@ -69,18 +69,38 @@ FEATURES = (
 
 
 def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float], set[etree._Element]]:
-    """Score candidate containers; return the scores and the chosen containers."""
+    """Score candidate containers; return the scores and the chosen containers.
+
+    One bottom-up pass first measures every element's visible characters,
+    commas and link characters (text of script, style and the like excluded).
+    """
     body = find_body(root)
     if body is None:
         return {}, set()
+    chars: dict[etree._Element, int] = {}
+    commas: dict[etree._Element, int] = {}
+    links: dict[etree._Element, int] = {}
+    order = list(body.iter())
+    for el in reversed(order):  # descendants before ancestors
+        tag = el.tag
+        visible = isinstance(tag, str) and tag not in SKIP_TAGS
+        text = " ".join(el.text.split()) if visible and el.text else ""
+        c, k, a = len(text), text.count(","), 0
+        for child in el:
+            tail = " ".join(child.tail.split()) if child.tail else ""
+            c += chars.get(child, 0) + len(tail)
+            k += commas.get(child, 0) + tail.count(",")
+            a += links.get(child, 0)
+        chars[el], commas[el] = c, k
+        links[el] = c if tag == "a" else a
     raw: dict[etree._Element, float] = {}
-    for el in body.iter(_PARAGRAPHS):
-        if el.tag == "div" and any(isinstance(c.tag, str) and c.tag in _DIV_BLOCKS for c in el):
-            continue  # only a div without block children acts as a paragraph
-        text = _flat(el)
-        if len(text) < 25:
+    for el in order:
+        tag = el.tag
+        if tag not in _PARAGRAPHS or chars[el] < 25:
             continue
-        vote = 1 + text.count(",") + min(len(text) // 100, 3)
+        if tag == "div" and any(isinstance(c.tag, str) and c.tag in _DIV_BLOCKS for c in el):
+            continue  # only a div without block children acts as a paragraph
+        vote = 1 + commas[el] + min(chars[el] // 100, 3)
         parent = el.getparent()
         for ancestor, share in ((parent, 1.0), (parent.getparent() if parent is not None else None, 0.5)):
             if ancestor is None or not isinstance(ancestor.tag, str):
@@ -90,9 +110,8 @@ def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float],
             raw[ancestor] += vote * share
     scores: dict[etree._Element, float] = {}
     for el, score in raw.items():
-        chars = len(_flat(el))
-        links = sum(len(_flat(a)) for a in el.iter("a"))
-        scores[el] = score * (1 - links / chars) if chars else 0.0
+        total = chars.get(el, 0)
+        scores[el] = score * (1 - links.get(el, 0) / total) if total else 0.0
     if not scores:
         return scores, set()
     best = max(scores, key=scores.__getitem__)
@@ -102,11 +121,6 @@ def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float],
         floor = max(10.0, scores[best] * 0.2)
         chosen.update(s for s in parent if s is not best and scores.get(s, -1e9) >= floor)
     return scores, chosen
-
-
-def _flat(el: etree._Element) -> str:
-    """The element's text with white space folded."""
-    return " ".join("".join(t for t in el.itertext() if isinstance(t, str)).split())
 
 
 def _class_weight(el: etree._Element) -> int:

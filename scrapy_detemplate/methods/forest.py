@@ -11,7 +11,7 @@ as scikit-learn's binary ``GradientBoostingClassifier`` computes it; training
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -34,6 +34,7 @@ class Forest:
             raise ValueError(f"not a forest model: {exc!r}") from exc
 
     def probability(self, x: Sequence[float]) -> float:
+        """The reference scorer: walk every tree."""
         total = self.base
         for feature, threshold, left, right, value in self.trees:
             node = 0
@@ -41,3 +42,34 @@ class Forest:
                 node = left[node] if x[feature[node]] <= threshold[node] else right[node]
             total += self.rate * value[node]
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, total))))
+
+    def compiled(self) -> Callable[[Sequence[float]], float]:
+        """The same function as :meth:`probability`, as nested ``if``s: several times faster.
+
+        The source is generated from the model's numbers only (``int`` feature
+        indexes, ``float`` thresholds and values, written with ``repr``), so a
+        model file cannot inject code.
+        """
+        lines = ["def total(x):", f"    t = {self.base!r}"]
+        for feature, threshold, left, right, value in self.trees:
+            # Depth first without recursion: ("node", id, indent) or ("else", -, indent).
+            stack: list[tuple[str, int, int]] = [("node", 0, 1)]
+            while stack:
+                kind, node, indent = stack.pop()
+                pad = "    " * indent
+                if kind == "else":
+                    lines.append(f"{pad}else:")
+                elif left[node] == -1:
+                    lines.append(f"{pad}t += {self.rate * value[node]!r}")
+                else:
+                    lines.append(f"{pad}if x[{int(feature[node])}] <= {float(threshold[node])!r}:")
+                    stack += [("node", right[node], indent + 1), ("else", -1, indent), ("node", left[node], indent + 1)]
+        source = "\n".join(lines) + "\n    return t\n"
+        namespace: dict[str, Any] = {}
+        exec(compile(source, "<forest>", "exec"), namespace)  # numbers only, see above
+        total = namespace["total"]
+
+        def probability(x: Sequence[float]) -> float:
+            return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, total(x)))))
+
+        return probability

@@ -30,6 +30,7 @@ from scrapy_detemplate.store import StateStore
 
 SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "site_df_when_warm")
 FEATURES = (*PAGE_FEATURES, *SITE_FEATURES)
+_WARM_DF = FEATURES.index("site_df_when_warm")
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 
@@ -78,12 +79,18 @@ class CombinedRunner:
 
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._evidence = CombinedEvidence(config, store)
-        self._forest = load_forest(config.combined_model)
+        self._probability = load_forest(config.combined_model).compiled()
         self._threshold = config.combined_threshold
+        self._site_df = config.combined_site_df
 
     def run(self, page: ParsedPage) -> Verdict:
         rows = self._evidence.features(page)
-        template = frozenset(i for i, row in enumerate(rows) if self._forest.probability(row) < self._threshold)
+        # Site evidence is decisive when it is overwhelming: a line that stood on nearly
+        # every earlier page of the site (after a few pages) is template, whatever the page says.
+        decisive = self._site_df
+        template = frozenset(
+            i for i, row in enumerate(rows) if row[_WARM_DF] >= decisive or self._probability(row) < self._threshold
+        )
         if not template:
             return Verdict(detail="all_content")
         if len(template) == len(rows):

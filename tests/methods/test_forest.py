@@ -32,3 +32,17 @@ def test_probability_is_the_sigmoid_of_base_plus_rate_times_leaf_values():
 def test_a_malformed_model_is_refused_with_the_reason():
     with pytest.raises(ValueError, match="not a forest model"):
         Forest({"features": [], "base": 0})
+
+
+def test_the_compiled_scorer_equals_the_reference_on_the_shipped_model():
+    import random
+
+    from scrapy_detemplate.runners.combined import load_forest
+
+    forest = load_forest()
+    fast = forest.compiled()
+    rng = random.Random(7)
+    for _ in range(300):
+        x = [rng.choice((0.0, 1.0, rng.random(), rng.uniform(-1, 8))) for _ in forest.features]
+        assert fast(x) == pytest.approx(forest.probability(x), abs=1e-12)
+    assert Forest(MODEL).compiled()([9.0, 0.7]) == pytest.approx(Forest(MODEL).probability([9.0, 0.7]))
