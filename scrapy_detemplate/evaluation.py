@@ -195,6 +195,7 @@ def plot(points: dict[str, dict[str, tuple[float, float]]], path: str | Path) ->
     ``points[corpus][name] = (ms_per_page, f1)``.  Needs matplotlib (bench extra).
     """
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -206,6 +207,7 @@ def plot(points: dict[str, dict[str, tuple[float, float]]], path: str | Path) ->
             ax.scatter(ms, f1, marker="o" if ours else "s", color="tab:blue" if ours else "tab:gray", s=36)
             ax.annotate(name.removeprefix("peer:"), (ms, f1), textcoords="offset points", xytext=(5, 3), fontsize=8)
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("cost: ms per page (log)")
         ax.set_ylabel("content F1 (site-macro)")
         ax.set_title(corpus)
