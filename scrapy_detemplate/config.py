@@ -166,7 +166,7 @@ class DetemplateConfig:
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold < 1:
             raise InvalidSetting("DETEMPLATE_COMBINED_THRESHOLD", threshold, "a number between 0 and 1")
         site_df = self.combined_site_df
-        if isinstance(site_df, bool) or not isinstance(site_df, (int, float)) or not 0 < site_df:
+        if isinstance(site_df, bool) or not isinstance(site_df, (int, float)) or site_df <= 0:
             raise InvalidSetting("DETEMPLATE_COMBINED_SITE_DF", site_df, "a number > 0 (above 1: off)")
         if self.sandwich_peer not in SANDWICH_PEERS:
             raise InvalidSetting("DETEMPLATE_SANDWICH_PEER", self.sandwich_peer, f"one of {SANDWICH_PEERS}")
@@ -305,20 +305,14 @@ def _coerce(name: str, raw: Any, default: Any) -> Any:
         if text in ("0", "false", "no", "off", ""):
             return False
         raise InvalidSetting(name, raw, "a boolean")
-    if isinstance(default, float):
+    if isinstance(default, (int, float)):
+        number, expected = (float, "a number") if isinstance(default, float) else (int, "a positive integer")
         if isinstance(raw, bool):
-            raise InvalidSetting(name, raw, "a number")
+            raise InvalidSetting(name, raw, expected)
         try:
-            return float(raw)
+            return number(raw)
         except (TypeError, ValueError) as exc:
-            raise InvalidSetting(name, raw, "a number") from exc
-    if isinstance(default, int):
-        if isinstance(raw, bool):
-            raise InvalidSetting(name, raw, "a positive integer")
-        try:
-            return int(raw)
-        except (TypeError, ValueError) as exc:
-            raise InvalidSetting(name, raw, "a positive integer") from exc
+            raise InvalidSetting(name, raw, expected) from exc
     if isinstance(default, str) and not isinstance(raw, str):
         raise InvalidSetting(name, raw, "a string")
     return raw
