@@ -21,7 +21,6 @@ import lxml.html
 
 from scrapy_detemplate import DetemplateConfig, Detemplater
 from scrapy_detemplate._html import decode_html, parse_html
-from scrapy_detemplate.config import directory_key
 from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners import ParsedPage
 from scrapy_detemplate.runners.sandwich import SandwichRunner
@@ -66,8 +65,7 @@ def main() -> None:
             _, html = decode_html(page.body)
             parse_t.append(best(lambda html=html: lxml.html.document_fromstring(html), args.repeat))
             root = parse_html(html)
-            site = config.site_key(page.url)
-            parsed = ParsedPage(page.url, site, directory_key(page.url, site), html, root)
+            parsed = ParsedPage.of(page.url, html, root, config)
             _ = parsed.lines  # the walk is shared by all methods; not part of the step
             # Each repeat sees the same peer: restore the directory state before every run.
             before = step_runner._store.get("sandwich", parsed.directory)

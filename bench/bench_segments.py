@@ -28,7 +28,7 @@ from pathlib import Path
 import lxml.html
 
 from scrapy_detemplate._html import decode_html, keep_content_after_early_end, parse_html, visible_lines
-from scrapy_detemplate.config import DetemplateConfig, default_site_key, directory_key
+from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners.base import ParsedPage
@@ -69,9 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             root = parse_html(html)
             if root is None:
                 continue
-            site = default_site_key(page.url)
             lines_time = _best_of(lambda root=root: visible_lines(root))
-            parsed = ParsedPage(page.url, site, directory_key(page.url, site), html, root)
+            parsed = ParsedPage.of(page.url, html, root, config)
             if not parsed.lines:
                 continue
             # The runners update their tables, so each runs once per page (no best-of).

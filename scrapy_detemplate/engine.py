@@ -12,16 +12,17 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import lxml.html
 from lxml import etree
 
 from scrapy_detemplate._html import count_nodes, decode_html, deeper_than, find_body, parse_html, visible_lines
-from scrapy_detemplate.config import DetemplateConfig, directory_key
+from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.sandwich import lcs_indexes, line_key
 from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
-from scrapy_detemplate.store import MemoryStore, StateStore
+from scrapy_detemplate.state import memory_store
+from scrapy_detemplate.store import StateStore
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,6 @@ class CleanResult:
     chars_removed: int = 0
     bytes_in: int = 0
     bytes_removed: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def removed_share(self) -> float:
@@ -89,7 +89,8 @@ class Detemplater:
 
     def __init__(self, config: DetemplateConfig | None = None, store: StateStore | None = None) -> None:
         self.config = config or DetemplateConfig()
-        self.store: StateStore = store or MemoryStore(max_keys=self.config.max_directories)
+        # The same bounded store a crawl gets (per-directory and per-site bounds).
+        self.store: StateStore = store or memory_store(self.config)
         self.runner: Runner = RUNNERS[self.config.method](self.config, self.store)
         self._warned: set[str] = set()
 
@@ -147,8 +148,7 @@ class Detemplater:
         root = tree if owned else copy.deepcopy(tree)
         if not html:
             html = lxml.html.tostring(root, encoding="unicode")
-        site = cfg.site_key(url)
-        page = ParsedPage(url, site, directory_key(url, site), html, root)
+        page = ParsedPage.of(url, html, root, cfg)
         if find_body(root) is None or not page.lines:
             return self._passthrough(url, "no_body", bytes_in, html=html)
         if len(page.lines) > cfg.max_lines:

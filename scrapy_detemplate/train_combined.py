@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scrapy_detemplate._html import Line, parse_html
-from scrapy_detemplate.config import DetemplateConfig, directory_key
+from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import CorpusPage, read_manifest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence
@@ -53,8 +53,7 @@ def collect(pages: Iterable[CorpusPage], config: DetemplateConfig | None = None)
         root = parse_html(page.html)
         if root is None:
             continue
-        site = config.site_key(page.url)
-        parsed = ParsedPage(page.url, site, directory_key(page.url, site), page.html, root)
+        parsed = ParsedPage.of(page.url, page.html, root, config)
         if not parsed.lines:
             continue
         xs.extend(evidence.features(parsed))

@@ -204,3 +204,11 @@ def test_the_result_names_the_method_that_decided(page):
     assert (first.method, first.reason) == ("sandwich", "no_peer")  # segments still warming up
     second = run(engine, "http://ex.com/a/2", page.format(title="Two", body="Second"))
     assert (second.status, second.method) == ("cleaned", "sandwich")
+
+
+def test_the_default_store_is_bounded_like_a_crawls(page):
+    engine = Detemplater(DetemplateConfig(method="segments", max_sites=2, max_directories=2))
+    for host in ("a.com", "b.com", "c.com"):
+        run(engine, f"http://{host}/x/1", page.format(title="t", body="b"))
+    assert engine.store.size("segments") == 2  # the least recently used site went
+    assert engine.store.size("sandwich") == 2

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from lxml import etree
 
 from scrapy_detemplate._html import Line, visible_lines
+from scrapy_detemplate.config import directory_key
 
 if TYPE_CHECKING:
     from scrapy_detemplate.config import DetemplateConfig
@@ -30,6 +31,12 @@ class ParsedPage:
     html: str
     root: etree._Element
     _lines: list[Line] | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, url: str, html: str, root: etree._Element, config: DetemplateConfig) -> ParsedPage:
+        """The page with its site and directory keys derived as the settings say."""
+        site = config.site_key(url)
+        return cls(url, site, directory_key(url, site), html, root)
 
     @property
     def lines(self) -> list[Line]:
