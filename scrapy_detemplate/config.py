@@ -56,6 +56,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_RTDM_MEANWHILE": "sandwich",
     "DETEMPLATE_RTDM_TEMPLATES": 3,
     "DETEMPLATE_RTDM_MATCH": 0.5,
+    "DETEMPLATE_RTDM_HOLD": 0,
+    "DETEMPLATE_RTDM_HOLD_SECONDS": 30.0,
     "DETEMPLATE_ISOTONIC_MODEL": "",
     "DETEMPLATE_ISOTONIC_SMOOTH": True,
     "DETEMPLATE_ISOTONIC_THRESHOLD": 0.25,
@@ -141,6 +143,8 @@ class DetemplateConfig:
     rtdm_meanwhile: str = "sandwich"
     rtdm_templates: int = 3
     rtdm_match: float = 0.5
+    rtdm_hold: int = 0
+    rtdm_hold_seconds: float = 30.0
     isotonic_model: str = ""
     isotonic_smooth: bool = True
     isotonic_threshold: float = 0.25
@@ -210,6 +214,11 @@ class DetemplateConfig:
             or not (0.0 <= self.rtdm_match <= 1.0)
         ):
             raise InvalidSetting("DETEMPLATE_RTDM_MATCH", self.rtdm_match, "a number in [0, 1]")
+        if isinstance(self.rtdm_hold, bool) or not isinstance(self.rtdm_hold, int) or self.rtdm_hold < 0:
+            raise InvalidSetting("DETEMPLATE_RTDM_HOLD", self.rtdm_hold, "an integer >= 0 (pages held; 0: off)")
+        wait = self.rtdm_hold_seconds
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 3600:
+            raise InvalidSetting("DETEMPLATE_RTDM_HOLD_SECONDS", wait, "a number of seconds in (0, 3600]")
         if not isinstance(self.isotonic_model, str) or not isinstance(self.isotonic_smooth, bool):
             bad = "isotonic_model" if not isinstance(self.isotonic_model, str) else "isotonic_smooth"
             raise InvalidSetting(

@@ -1,14 +1,23 @@
-"""Scrapy middlewares: clean every HTML response, put the result into items."""
+"""Scrapy middlewares: clean every HTML response, put the result into items.
+
+With ``DETEMPLATE_METHOD = "rtdm"`` and ``DETEMPLATE_RTDM_HOLD`` above 0, the
+downloader middleware holds the responses of sites still learning their
+template (:class:`PageHolder`) and lets them go, cleaned with the learned
+template, when the site has learned; see ``docs/methods/rtdm.md``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from itemadapter import ItemAdapter, is_item
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response, TextResponse
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 
 from scrapy_detemplate._crawler import (
     META_KEY,
@@ -19,13 +28,93 @@ from scrapy_detemplate._crawler import (
     record,
     summary,
 )
-from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.config import DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import CleanResult, Detemplater
+from scrapy_detemplate.runners.rtdm import HOLD
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
+
+
+#: Why held pages were let go (a fixed set: stats keys stay bounded).
+RELEASE_REASONS = ("learned", "full", "timeout", "idle", "closed")
+
+T = TypeVar("T")
+
+
+class PageHolder(Generic[T]):
+    """A bounded buffer of the pages of sites that are still learning (rtdm's hold option).
+
+    At most ``limit`` pages are held, all sites together.  A site's pages go out
+    together through ``release(site, pages, reason)``: ``learned`` when the
+    caller says the site has learned (:meth:`release`), ``full`` for the site
+    of the oldest held page when one more page would pass ``limit``, ``idle``
+    or ``closed`` for every site (:meth:`release_all`).  :meth:`expire` lets
+    go (``timeout``) the pages held ``seconds`` or longer.  The clock is
+    injected so that tests need no waiting.
+    """
+
+    def __init__(
+        self,
+        limit: int,
+        seconds: float,
+        release: Callable[[str, list[T], str], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limit = limit
+        self.seconds = seconds
+        self._release = release
+        self._clock = clock
+        self._sites: dict[str, list[tuple[float, T]]] = {}
+        self.count = 0
+
+    def hold(self, site: str, page: T) -> None:
+        self._sites.setdefault(site, []).append((self._clock(), page))
+        self.count += 1
+        if self.count > self.limit:
+            self.release(min(self._sites, key=lambda s: self._sites[s][0][0]), "full")
+
+    def holds(self, site: str) -> bool:
+        return site in self._sites
+
+    def release(self, site: str, reason: str) -> None:
+        held = self._sites.pop(site, None)
+        if held:
+            self.count -= len(held)
+            self._release(site, [page for _, page in held], reason)
+
+    def release_all(self, reason: str) -> None:
+        for site in list(self._sites):
+            self.release(site, reason)
+
+    def expire(self) -> None:
+        deadline = self._clock() - self.seconds
+        for site in list(self._sites):
+            held = self._sites[site]
+            due = [page for since, page in held if since <= deadline]
+            if not due:
+                continue
+            rest = held[len(due) :]  # held in time order: the due ones come first
+            if rest:
+                self._sites[site] = rest
+            else:
+                del self._sites[site]
+            self.count -= len(due)
+            self._release(site, due, "timeout")
+
+
+class _Held:
+    """A held response, what Scrapy awaits for it, and what it became once let go."""
+
+    __slots__ = ("out", "request", "response", "waiter")
+
+    def __init__(self, request: Request, response: Response) -> None:
+        self.request = request
+        self.response = response
+        self.waiter: Deferred[Response] = Deferred()
+        self.out: Response | None = None
 
 
 class DetemplateDownloaderMiddleware:
@@ -36,12 +125,22 @@ class DetemplateDownloaderMiddleware:
     the template.  With ``DETEMPLATE_REPLACE_BODY`` the body is replaced by the
     template-free HTML and the original bytes are kept in
     ``response.meta["detemplate_original_body"]``.
+
+    With :meth:`hold_pages` (rtdm, ``DETEMPLATE_RTDM_HOLD``), a response the
+    engine calls a sample of a learning site is held: ``process_response``
+    returns a coroutine that Scrapy awaits, and the held request keeps its place
+    in ``downloader.active`` (so held pages count against ``CONCURRENT_REQUESTS``).
+    When the page is let go it is run again and cleaned with the site's template.
     """
 
     def __init__(self, engine: Detemplater, stats: StatsCollector | None = None, replace_body: bool = False) -> None:
         self.engine = engine
         self.stats = stats
         self.replace_body = replace_body
+        self.holder: PageHolder[_Held] | None = None
+        self._crawler: Crawler | None = None
+        self._timer: Any = None
+        self._closing = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DetemplateDownloaderMiddleware:
@@ -50,14 +149,41 @@ class DetemplateDownloaderMiddleware:
         engine = engine_for(crawler)
         mw = cls(engine, crawler.stats, engine.config.replace_body)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        config = engine.config
+        if config.method == "rtdm" and config.rtdm_hold:
+            concurrency = crawler.settings.getint("CONCURRENT_REQUESTS")
+            if 0 < concurrency <= config.rtdm_hold:
+                raise InvalidSetting(
+                    "DETEMPLATE_RTDM_HOLD", config.rtdm_hold,
+                    f"fewer pages than CONCURRENT_REQUESTS ({concurrency}): a held response keeps its download slot",
+                )  # fmt: skip
+            mw.hold_pages(config.rtdm_hold, config.rtdm_hold_seconds, crawler)
         return mw
 
+    def hold_pages(
+        self, limit: int, seconds: float, crawler: Crawler | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """Hold the pages of learning sites, ``limit`` at most, ``seconds`` at most each."""
+        runner: Any = self.engine.runner
+        runner.hold_learning_pages()
+        self.holder = PageHolder(limit, seconds, self._release, clock)
+        self._crawler = crawler
+        if crawler is not None:
+            crawler.signals.connect(self._start_timer, signal=signals.spider_opened)
+            crawler.signals.connect(self._stop_timer, signal=signals.engine_stopped)
+
     def spider_closed(self, spider: Spider | None = None) -> None:
+        if self.holder is not None:
+            self._closing = True
+            self.holder.release_all("closed")  # nothing should be left by now; never lose one
+            self._stop_timer()
         line = summary(self.stats)
         if line:
             logger.info(line)
 
-    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+    def process_response(
+        self, request: Request, response: Response, spider: Spider | None = None
+    ) -> Response | Coroutine[Any, Any, Response]:
         if request.meta.get(SKIP_META_KEY):
             self._inc("detemplate/skipped")
             return response
@@ -66,19 +192,131 @@ class DetemplateDownloaderMiddleware:
             return response
         try:
             result = self.engine.process(response.url, response.body, headers=_headers(response))
-            record(self.stats, result)
-            request.meta[META_KEY] = result
-            if self.replace_body and result.status == "cleaned" and isinstance(response, TextResponse):
-                request.meta[ORIGINAL_BODY_META_KEY] = response.body
-                return response.replace(body=result.html.encode("utf-8"), encoding="utf-8")
+            if self.holder is not None:
+                if result.reason == HOLD:
+                    return self._hold(request, response)
+                site = self.engine.config.site_key(response.url)
+                runner: Any = self.engine.runner
+                if self.holder.holds(site) and not runner.learning(site):
+                    self.holder.release(site, "learned")
+            return self._finish(request, response, result)
         except Exception:  # a failure here must never lose the response
             logger.error("detemplate: failed on %s; response passed on unchanged", response.url, exc_info=True)
             self._inc("detemplate/error")
         return response
 
+    def _finish(self, request: Request, response: Response, result: CleanResult) -> Response:
+        record(self.stats, result)
+        request.meta[META_KEY] = result
+        if self.replace_body and result.status == "cleaned" and isinstance(response, TextResponse):
+            request.meta[ORIGINAL_BODY_META_KEY] = response.body
+            return response.replace(body=result.html.encode("utf-8"), encoding="utf-8")
+        return response
+
+    # -- holding (rtdm, DETEMPLATE_RTDM_HOLD) --------------------------------
+
+    def _hold(self, request: Request, response: Response) -> Response | Coroutine[Any, Any, Response]:
+        assert self.holder is not None
+        held = _Held(request, response)
+        self.holder.hold(self.engine.config.site_key(response.url), held)
+        self._inc("detemplate/rtdm/held")
+        if self._closing:  # no time left to wait
+            self.holder.release_all("closed")
+        if held.out is not None:  # let go at once (the buffer was full)
+            return held.out
+        return _wait(held.waiter)
+
+    def _release(self, site: str, pages: list[_Held], reason: str) -> None:
+        """Clean the pages with the site's template, learned now from the samples
+        it has unless a timeout let them go; then hand them back to Scrapy."""
+        runner: Any = self.engine.runner
+        if reason != "timeout":
+            try:
+                runner.learn_now(site)
+            except Exception:
+                logger.error("detemplate: rtdm could not learn %s from its samples", site, exc_info=True)
+        for held in pages:
+            held.out = held.response  # unless cleaned below
+            try:
+                with runner.replay():
+                    result = self.engine.process(held.response.url, held.response.body, headers=_headers(held.response))
+                held.out = self._finish(held.request, held.response, result)
+            except Exception:  # never lose a held page
+                logger.error("detemplate: failed on held %s; passed on unchanged", held.response.url, exc_info=True)
+                self._inc("detemplate/error")
+            self._inc(f"detemplate/rtdm/released/{reason}")
+        for held in pages:
+            held.waiter.callback(held.out if held.out is not None else held.response)
+
+    def _start_timer(self) -> None:
+        if self.holder is None or self._timer is not None:
+            return
+        self._timer = _looping_call(self._tick)
+        self._timer.start(min(1.0, self.holder.seconds / 4), now=False)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None and self._timer.running:
+            self._timer.stop()
+
+    def _tick(self) -> None:
+        """Let go of held pages when the crawl closes or has nothing else to do, or when they waited too long."""
+        holder = self.holder
+        if holder is None:
+            return
+        try:
+            state = _crawl_state(self._crawler, holder.count)
+            if state == "closed":
+                self._closing = True
+            if state and holder.count:
+                holder.release_all(state)
+            else:
+                holder.expire()
+        except Exception:
+            logger.error("detemplate: could not release held pages", exc_info=True)
+
     def _inc(self, key: str) -> None:
         if self.stats is not None:
             self.stats.inc_value(key)
+
+
+async def _wait(waiter: Deferred[Response]) -> Response:
+    return await maybe_deferred_to_future(waiter)
+
+
+def _looping_call(func: Callable[[], None]) -> Any:
+    try:  # Scrapy >= 2.14: asyncio or Twisted, whichever runs the crawl
+        from scrapy.utils.asyncio import create_looping_call
+    except ImportError:
+        from twisted.internet.task import LoopingCall
+
+        return LoopingCall(func)
+    return create_looping_call(func)
+
+
+def _crawl_state(crawler: Crawler | None, held: int) -> str:
+    """``"closed"`` when the spider is closing, ``"idle"`` when nothing but held
+    pages is left to download or scrape (no page can come to teach a site), else ``""``.
+
+    The engine waits for every request in flight before it closes, and a held
+    page is one, so spider_closed would never come: the closing is read from the
+    engine's slot (private in Scrapy, read defensively: unknown means go on).
+    """
+    engine = getattr(crawler, "engine", None)
+    if engine is None:
+        return ""
+    slot = getattr(engine, "_slot", None)
+    if slot is None or getattr(slot, "closing", None) is not None:
+        return "closed"
+    try:
+        idle = (
+            len(engine.downloader.active) <= held
+            and engine.scraper.slot.is_idle()
+            and getattr(engine, "_start", None) is None
+            and not slot.scheduler.has_pending_requests()
+        )
+    except AttributeError:
+        return ""
+    return "idle" if idle else ""
 
 
 def _headers(response: Response) -> dict[str, str]:

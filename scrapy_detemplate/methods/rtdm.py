@@ -18,11 +18,14 @@ holds them (they are closed under parent, so it is exactly those nodes), and
 current template when :func:`match` finds it in a new page.
 
 Removal, which the paper leaves out "due to its simplicity", is
-:func:`locate`: a top-down walk that aligns the template's children with the
+:func:`find`: a top-down walk that aligns the template's children with the
 page's children by label (an LCS per matched node pair, bit-parallel), so it
-touches only the page nodes under located nodes.  Located text leaves are
-template text; located subtrees with nothing unlocated below them are template
-elements; everything else, and every ancestor of it, stays.
+touches only the page nodes under located nodes; where the page's children are
+the template's, it proves so by tag, raw id/class and stripped text against
+the template's :class:`Compiled` form, without building labels.  Located text
+leaves are template text; located subtrees with nothing unlocated below them
+are template elements; everything else, and every ancestor of it, stays.
+:func:`_locate_reference` is the same walk written plainly.
 
 Labels (why): an element is ``tag#id.class`` with digit runs folded to ``0``
 (ids such as ``post-1234`` name the same template slot on every page; the
@@ -136,6 +139,7 @@ class LabelTree:
     children: list[list[int]] = field(default_factory=list)
     size: list[int] = field(default_factory=list)
     refs: list[tuple[etree._Element, bool | None]] | None = None
+    _compiled: Compiled | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.labels)
@@ -175,6 +179,13 @@ class LabelTree:
     def subtree(self, node: int) -> range:
         """Preorder indexes of the subtree rooted at ``node``."""
         return range(node, node + self.size[node])
+
+    def compiled(self) -> Compiled:
+        """The tree as the page walk reads it, built on first use and kept
+        (a template is not modified once built)."""
+        if self._compiled is None:
+            self._compiled = Compiled.of(self)
+        return self._compiled
 
 
 def page_tree(body: etree._Element, max_nodes: int | None = None) -> LabelTree:
@@ -456,22 +467,240 @@ def extract_subtree(
 # -- Match and removal -------------------------------------------------------------
 
 
-def locate(template: LabelTree, body: etree._Element) -> list[tuple[int, etree._Element, bool | None]]:
-    """Find the template in a page, top-down: ``(template node, element, is_tail)``.
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A template's children lists, in the form the page walk compares against.
+
+    For each node: its children (``kids``), their labels (``labels``, for the
+    LCS), their kinds (``kinds``: :data:`_ELEMENT`, :data:`_TEXT` for a text
+    label that is the folded text itself, :data:`_DIGEST` for any other text
+    label), the folded text of text children (``texts``) and, for element
+    children, the ``(tag, id, class)`` attribute values that give the label
+    (``attrs``; ``None`` when the label cannot be read back that way).  A page
+    child is then compared by tag and raw attributes, or by its stripped text,
+    without building its label.  Built once per template (:meth:`LabelTree.compiled`).
+    """
+
+    kids: list[tuple[int, ...]]
+    labels: list[tuple[str, ...]]
+    kinds: list[bytes]
+    texts: list[tuple[str, ...]]
+    attrs: list[tuple[tuple[str, str | None, str | None] | None, ...]]
+    text_leaves: int
+
+    @classmethod
+    def of(cls, tree: LabelTree) -> Compiled:
+        labels = tree.labels
+        kids = [tuple(c) for c in tree.children]
+        kinds = [bytes(_kind(labels[c]) for c in cs) for cs in kids]
+        return cls(
+            kids,
+            [tuple(labels[c] for c in cs) for cs in kids],
+            kinds,
+            [tuple(labels[c][1:] for c in cs) for cs in kids],
+            [tuple(None if labels[c].startswith(TEXT) else _attrs(labels[c]) for c in cs) for cs in kids],
+            sum(1 for label in labels if label.startswith(TEXT)),
+        )
+
+
+_ELEMENT, _TEXT, _DIGEST = 0, 1, 2
+
+
+def _kind(label: str) -> int:
+    if not label.startswith(TEXT):
+        return _ELEMENT
+    text = label[1:]
+    return _TEXT if len(text) <= MAX_TEXT_LABEL and " ".join(text.split()) == text else _DIGEST
+
+
+def _attrs(label: str) -> tuple[str, str | None, str | None] | None:
+    """``(tag, id, class)`` such that an element with exactly that tag and those
+    attribute values has ``label`` (:func:`element_label`), or ``None``."""
+    cut = min((i for i in (label.find("#"), label.find(".")) if i >= 0), default=len(label))
+    tag, rest = label[:cut], label[cut:]
+    ident: str | None = None
+    classes: str | None = None
+    if rest.startswith("#"):
+        dot = rest.find(".")
+        ident, rest = (rest[1:], "") if dot < 0 else (rest[1:dot], rest[dot:])
+    if rest:
+        classes = " ".join(rest[1:].split("."))
+    # Read back only what rebuilds the label exactly (digit runs already folded).
+    tokens = classes.split(" ") if classes is not None else []
+    if (
+        not tag
+        or (ident is not None and (not ident or ident != ident.strip() or _DIGITS.sub("0", ident) != ident))
+        or any(not t or t.split() != [t] or _DIGITS.sub("0", t) != t for t in tokens)
+    ):
+        return None
+    rebuilt = tag + (f"#{ident}" if ident else "") + (f".{'.'.join(tokens)}" if tokens else "")
+    return (tag, ident, classes) if rebuilt == label else None
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a template was found in a page (:func:`find`).
+
+    ``nodes`` and ``texts`` count the located template nodes and text leaves;
+    ``text_of``/``tail_of`` hold the page elements whose ``text``/``tail`` is a
+    located text leaf; ``outermost`` are the outermost page elements whose whole
+    subtree (as :func:`child_items` sees it) was located, in walk order.
+    """
+
+    nodes: int
+    texts: int
+    text_of: set[etree._Element]
+    tail_of: set[etree._Element]
+    outermost: tuple[etree._Element, ...]
+
+
+def find(template: LabelTree, body: etree._Element) -> Located | None:
+    """Find the template in a page, top-down, in one pass; ``None`` when the roots differ.
 
     The roots are matched when their labels agree; then the children of each
-    matched pair are aligned by label (a longest common subsequence, in order),
-    and matched element pairs are walked in turn.  Only the children of matched
-    page nodes are ever looked at: linear in the page for templates whose
-    fan-out fits a machine word (bit-parallel LCS).
+    matched pair are aligned by label and matched element pairs are walked in
+    turn.  The alignment is a longest common subsequence (:func:`_lcs_pairs`),
+    but first the page's children are compared one by one with the template's
+    (tag, then raw id and class, or stripped text): when they are the same
+    list, as on most nodes of a page that uses the template, that is the LCS
+    and no label is built.  Only the children of matched page nodes are looked
+    at: linear in the page for templates whose fan-out fits a machine word
+    (bit-parallel LCS).  :func:`_locate_reference` is the same walk written
+    plainly (labels of every child, then the LCS); the tests hold them equal.
     """
-    return _locate(template, body)[0]
+    if not len(template) or template.labels[0] != root_label(body):
+        return None
+    compiled = template.compiled()
+    kids_of, labels_of, kinds_of = compiled.kids, compiled.labels, compiled.kinds
+    texts_of, attrs_of = compiled.texts, compiled.attrs
+    skip = SKIP_TAGS
+    get = etree._Element.get  # unbound: HtmlElement's bound lookup costs twice as much
+    text_of: set[etree._Element] = set()
+    tail_of: set[etree._Element] = set()
+    nodes, texts = 1, 0
+    # One visit per matched element pair, numbered as they are walked (parents first).
+    elements: list[etree._Element] = []
+    parents: list[int] = []
+    full = bytearray()  # every child item of the page element was matched
+    new_element, new_parent, new_full = elements.append, parents.append, full.append
+    stack: list[tuple[int, etree._Element, int]] = [(0, body, -1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        t, el, parent = pop()
+        visit = len(parents)
+        new_parent(parent)
+        new_element(el)
+        kids = kids_of[t]
+        text = el.text
+        if not kids:  # a template leaf: the page element is whole if it has no child items
+            whole = 0 if text and not text.isspace() else 1
+            if whole and len(el):
+                for child in el:
+                    tag = child.tag
+                    tail = child.tail
+                    if (isinstance(tag, str) and tag not in skip) or (tail and not tail.isspace()):
+                        whole = 0
+                        break
+            new_full(whole)
+            continue
+        kinds, keys, attrs, n = kinds_of[t], texts_of[t], attrs_of[t], len(kids)
+        mark = len(stack)
+        k = added = 0
+        same = True
+        own = bool(text) and not text.isspace()  # type: ignore[union-attr]
+        if own:
+            kind = kinds[0]
+            if kind == _TEXT:
+                stripped = text.strip()  # type: ignore[union-attr]
+                same = stripped == keys[0] or " ".join(stripped.split()) == keys[0]
+            else:
+                same = kind == _DIGEST and text_label(" ".join(text.split()))[1:] == keys[0]  # type: ignore[union-attr]
+            k = 1
+        if same and len(el):
+            for child in el:
+                tag = child.tag
+                if isinstance(tag, str) and tag not in skip:
+                    if k == n or kinds[k]:
+                        same = False
+                        break
+                    spec = attrs[k]
+                    if spec is not None and tag == spec[0]:
+                        if (get(child, "id") or None) != spec[1] or (get(child, "class") or None) != spec[2]:
+                            same = element_label(child) == labels_of[t][k]  # e.g. digits to fold
+                    else:
+                        same = labels_of[t][k].startswith(tag) and element_label(child) == labels_of[t][k]
+                    if not same:
+                        break
+                    push((kids[k], child, visit))
+                    k += 1
+                tail = child.tail
+                if tail and not tail.isspace():
+                    if k == n:
+                        same = False
+                        break
+                    kind = kinds[k]
+                    if kind == _TEXT:
+                        stripped = tail.strip()
+                        same = stripped == keys[k] or " ".join(stripped.split()) == keys[k]
+                    else:
+                        same = kind == _DIGEST and text_label(" ".join(tail.split()))[1:] == keys[k]
+                    if not same:
+                        break
+                    tail_of.add(child)
+                    added += 1
+                    k += 1
+        if same and k == n:
+            # The page's children are the template's: that is the alignment.
+            nodes += n
+            if own:
+                text_of.add(el)
+                texts += 1
+            texts += added
+            new_full(1)
+            continue
+        # Otherwise align by labels; undo what the comparison recorded first
+        # (only this visit records the tails of el's children).
+        del stack[mark:]
+        if added:
+            tail_of.difference_update(el)
+        items = child_items(el)
+        matched = _lcs_pairs(labels_of[t], [item[0] for item in items]) if items else []
+        for k, h in matched:
+            _, page_el, is_tail = items[h]
+            nodes += 1
+            if is_tail is None:
+                push((kids[k], page_el, visit))
+            else:
+                texts += 1
+                (tail_of if is_tail else text_of).add(page_el)
+        new_full(len(matched) == len(items))
+    # Children are numbered after their parents: backwards, they come first.
+    count = len(parents)
+    uncovered = [0] * count  # located element children that are not whole
+    covered = bytearray(count)
+    for visit in range(count - 1, 0, -1):
+        if full[visit] and not uncovered[visit]:
+            covered[visit] = 1
+        else:
+            uncovered[parents[visit]] += 1
+    outermost = tuple(
+        elements[v] for v in range(1, count) if covered[v] and (parents[v] == 0 or not covered[parents[v]])
+    )
+    return Located(nodes, texts, text_of, tail_of, outermost)
 
 
-def _locate(
+def locate(template: LabelTree, body: etree._Element) -> list[tuple[int, etree._Element, bool | None]]:
+    """Every located template node: ``(template node, element, is_tail)``, in walk order.
+
+    The plain form of :func:`find` (which counts instead of listing).
+    """
+    return _locate_reference(template, body)[0]
+
+
+def _locate_reference(
     template: LabelTree, body: etree._Element
 ) -> tuple[list[tuple[int, etree._Element, bool | None]], tuple[etree._Element, ...]]:
-    """:func:`locate`, plus the outermost page elements whose whole subtree was located."""
+    """:func:`find` written plainly: the located nodes and the outermost whole elements."""
     if not len(template) or template.labels[0] != root_label(body):
         return [], ()
     found: list[tuple[int, etree._Element, bool | None]] = [(0, body, None)]
@@ -541,11 +770,14 @@ def _lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
 
 def match(template: LabelTree, body: etree._Element) -> bool:
     """``Match(S, P)``: every node of the template is found in the page."""
-    return len(locate(template, body)) == len(template)
+    located = find(template, body)
+    return (located.nodes if located is not None else 0) == len(template)
 
 
 def text_leaves(tree: LabelTree) -> int:
     """Number of text leaves of a tree."""
+    if tree._compiled is not None:
+        return tree._compiled.text_leaves
     return sum(1 for label in tree.labels if label.startswith(TEXT))
 
 
@@ -558,39 +790,35 @@ def template_parts(
     template when each of its non-blank text pieces is a located text leaf; an
     element is a template subtree when it and everything below it (elements
     and text leaves, as :func:`child_items` sees them) were located, and it is
-    the outermost such element.  The share is :func:`located_share`.
+    the outermost such element.  The share is that of the template's text
+    leaves that were located (of all its nodes when it has no text): how much
+    the page looks like it uses this template.  One walk (:func:`find`), then
+    one look at each line's text pieces.
     """
-    found, elements = _locate(template, body)
-    if not found:
+    located = find(template, body)
+    if located is None:
         return frozenset(), (), 0.0
-    texts = {(id(el), is_tail) for _, el, is_tail in found if is_tail is not None}
-    template_lines = frozenset(index for index, slots in enumerate(lines) if _all_located(slots, texts))
-    return template_lines, elements, located_share(template, found)
-
-
-def located_share(template: LabelTree, found: Sequence[tuple[int, etree._Element, bool | None]]) -> float:
-    """Share of the template's text leaves found in the page (of all its nodes
-    when it has no text): how much a page looks like it uses this template."""
-    text_nodes = sum(1 for label in template.labels if label.startswith(TEXT))
-    if not text_nodes:
-        return len(found) / len(template) if len(template) else 0.0
-    return sum(1 for node, _, is_tail in found if is_tail is not None) / text_nodes
-
-
-def _all_located(slots: Sequence[tuple[etree._Element, bool]], texts: set[tuple[int, bool]]) -> bool:
-    """Every non-blank piece of the line is a located text leaf, and there is one."""
-    hit = False
-    for el, is_tail in slots:
-        if (id(el), is_tail) in texts:
-            hit = True
-        elif not _blank(el, is_tail):
-            return False
-    return hit
-
-
-def _blank(el: etree._Element, is_tail: bool) -> bool:
-    text = el.tail if is_tail else el.text
-    return not text or text.isspace()
+    text_of, tail_of = located.text_of, located.tail_of
+    template_lines: list[int] = []
+    if located.texts:
+        for index, slots in enumerate(lines):
+            hit = False
+            for el, is_tail in slots:
+                if el in (tail_of if is_tail else text_of):
+                    hit = True
+                    continue
+                text = el.tail if is_tail else el.text
+                if text and not text.isspace():
+                    break
+            else:
+                if hit:
+                    template_lines.append(index)
+    total = text_leaves(template)
+    if total:
+        share = located.texts / total
+    else:
+        share = located.nodes / len(template)
+    return frozenset(template_lines), located.outermost, share
 
 
 # -- FindTemplate (Figure 5) -------------------------------------------------------

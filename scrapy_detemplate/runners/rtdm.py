@@ -4,8 +4,14 @@ A site's life: *learning* (FindTemplate folds the site's pages into a template,
 ``rtdm_max_pages`` samples) then *applying* (each page is cleaned by locating
 the learned template in it).  While a site learns, its pages are cleaned by
 another registered method (``rtdm_meanwhile``, default ``sandwich``; ``none``
-keeps them whole): the engine handles one page at a time and cannot hold
-pages back, so nothing waits and nothing is lost.
+keeps them whole), so nothing waits and nothing is lost.
+
+Or, in a crawl with ``DETEMPLATE_RTDM_HOLD``, they are held: the downloader
+middleware calls :meth:`RtdmRunner.hold_learning_pages`, after which a sample
+comes back with detail :data:`HOLD` and nothing removed; the middleware keeps
+the response and runs the page again under :meth:`RtdmRunner.replay` once the
+site has learned (or :meth:`RtdmRunner.learn_now` made it learn from the
+samples it has).  The engine itself still takes one page at a time.
 
 Beyond the paper (its future work): a site keeps up to ``rtdm_templates``
 templates.  Each page is cleaned with the template that locates the largest
@@ -25,8 +31,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
+
+from lxml import etree
 
 from scrapy_detemplate._html import find_body
 from scrapy_detemplate.config import DetemplateConfig
@@ -47,13 +58,38 @@ _VERSION = 1
 _CACHE = 256
 #: Seed check: S_0 must keep this share of the smaller sample's text leaves.
 SEED_SHARE = 0.1
+#: Verdict detail of a sample page the crawl holds until its site has learned.
+HOLD = "hold"
+
+logger = logging.getLogger("scrapy_detemplate")
+
+
+def apply_templates(
+    templates: Sequence[LabelTree],
+    body: etree._Element,
+    slots: Sequence[Sequence[tuple[etree._Element, bool]]],
+    threshold: float,
+) -> tuple[int, frozenset[int], tuple[etree._Element, ...]] | None:
+    """The removal step for one page: the template that locates the most of its
+    text leaves, among those that locate at least ``threshold`` of them, with the
+    page's template lines and elements (:func:`template_parts`); ``None`` when
+    no template fits.  One walk of the page per template."""
+    best: tuple[float, int, frozenset[int], tuple[etree._Element, ...]] | None = None
+    for index, template in enumerate(templates):
+        lines, elements, share = template_parts(template, body, slots)
+        if share < threshold:
+            continue
+        located = share * max(1, text_leaves(template))
+        if best is None or located > best[0]:
+            best = (located, index, lines, elements)
+    return None if best is None else best[1:]
 
 
 class RtdmRunner:
-    """Learns per site with :class:`FindTemplate`, removes with :func:`template_parts`.
+    """Learns per site with :class:`FindTemplate`, removes with :func:`apply_templates`.
 
     ``counts`` tells how many pages were learned from, applied, passed to the
-    meanwhile method, or skipped as too large (for stats and the bench).
+    meanwhile method, held, or skipped as too large (for stats and the bench).
     """
 
     name = "rtdm"
@@ -69,7 +105,11 @@ class RtdmRunner:
         self._meanwhile: Runner = _meanwhile(config, store)
         # Decoded templates by (site, gen): the store holds plain data only.
         self._cache: OrderedDict[tuple[str, int], list[LabelTree]] = OrderedDict()
-        self.counts = {"learning": 0, "applied": 0, "learned": 0, "too_large": 0, "extractions": 0, "restarts": 0}
+        self._hold = False
+        self._replaying = False
+        self.counts = {
+            "learning": 0, "applied": 0, "learned": 0, "too_large": 0, "extractions": 0, "restarts": 0, "held": 0,
+        }  # fmt: skip
 
     def run(self, page: ParsedPage) -> Verdict:
         body = find_body(page.root)
@@ -77,24 +117,57 @@ class RtdmRunner:
             return Verdict(detail="no_body")
         state = self._load(page.site)
         templates = self._templates(page.site, state)
-        slots = [line.slots for line in page.lines]
-        # The template that locates the most of its text leaves, among those
-        # that locate at least rtdm_match of them.
-        best: tuple[float, int, Verdict] | None = None
-        for index, template in enumerate(templates):
-            lines, elements, share = template_parts(template, body, slots)
-            if share < self._threshold:
-                continue
-            located = share * max(1, text_leaves(template))
-            if best is None or located > best[0]:
-                best = (located, index, Verdict(template_lines=lines, template_elements=elements, detail="applied"))
+        best = apply_templates(templates, body, [line.slots for line in page.lines], self._threshold)
         if best is not None:
+            index, lines, elements = best
             entries: list[dict[str, Any]] = state["templates"]
-            entries[best[1]]["uses"] = int(entries[best[1]].get("uses", 0)) + 1
+            entries[index]["uses"] = int(entries[index].get("uses", 0)) + 1
             self._store.set(NAMESPACE, page.site, state)
             self.counts["applied"] += 1
-            return best[2]
+            return Verdict(template_lines=lines, template_elements=elements, detail="applied")
+        if self._replaying:  # folded in when it first came: not a sample twice
+            return self._clean_meanwhile(page)
         return self._learn(page, body, state)
+
+    # -- holding pages (DETEMPLATE_RTDM_HOLD) --------------------------------
+
+    def hold_learning_pages(self) -> None:
+        """From now on a sample of a learning site comes back with detail :data:`HOLD`
+        and nothing removed: the caller holds it and runs it again under
+        :meth:`replay` (the crawl's downloader middleware does, with ``DETEMPLATE_RTDM_HOLD``)."""
+        self._hold = True
+
+    @contextmanager
+    def replay(self) -> Iterator[None]:
+        """Pages run inside were sampled when they first came: they are cleaned with
+        the best template that fits, else by the meanwhile method, never sampled again."""
+        self._replaying = True
+        try:
+            yield
+        finally:
+            self._replaying = False
+
+    def learning(self, site: str) -> bool:
+        """Whether ``site`` has a template being learned (its pages are samples)."""
+        return isinstance(self._load(site).get("learner"), dict)
+
+    def learn_now(self, site: str) -> bool:
+        """Finish the site's learning with the samples it has (at least two, so that
+        there is an S_0); ``False`` when there is nothing to learn from."""
+        with self._locked(site):
+            state = self._load(site)
+            learner = state.get("learner")
+            if not isinstance(learner, dict):
+                return False
+            current, seen = LabelTree.from_data(learner), learner.get("seen")
+            if current is None or not isinstance(seen, int) or seen < 2:
+                return False
+            self._keep(site, state, current, seen)
+            return True
+
+    def _locked(self, site: str) -> AbstractContextManager[object]:
+        locked = getattr(self._store, "locked", None)  # a shared store (Redis): one process at a time
+        return locked(site) if callable(locked) else nullcontext()
 
     # -- learning ----------------------------------------------------------
 
@@ -139,20 +212,31 @@ class RtdmRunner:
         if not finder.done:
             state["learner"] = {**finder.current.as_data(), "seen": finder.seen}
             self._store.set(NAMESPACE, page.site, state)
+            if self._hold:
+                self.counts["held"] += 1
+                return Verdict(detail=HOLD)
             return self._clean_meanwhile(page)
-        # Learned: keep it (forgetting the least used beyond the bound), apply it now.
+        # Learned: keep it, apply it now.
         template = finder.current
+        self._keep(page.site, state, template, finder.seen)
+        self.counts["applied"] += 1
+        lines, elements, _ = template_parts(template, body, [line.slots for line in page.lines])
+        return Verdict(template_lines=lines, template_elements=elements, detail="applied")
+
+    def _keep(self, site: str, state: dict[str, Any], template: LabelTree, seen: int) -> None:
+        """Store a learned template (forgetting the least used beyond the bound); end the learner."""
         entries = state["templates"]
         entries.append({**template.as_data(), "uses": 0})
         if len(entries) > self._max_templates:
             entries.remove(min(entries[:-1], key=lambda e: int(e.get("uses", 0))))
         state["learner"] = None
         state["gen"] = _fingerprint(entries)
-        self._store.set(NAMESPACE, page.site, state)
+        self._store.set(NAMESPACE, site, state)
         self.counts["learned"] += 1
-        self.counts["applied"] += 1
-        lines, elements, _ = template_parts(template, body, [line.slots for line in page.lines])
-        return Verdict(template_lines=lines, template_elements=elements, detail="applied")
+        logger.info(
+            "detemplate: rtdm learned a template of %s from %d pages (%d nodes, %d templates kept)",
+            site, seen, len(template), len(entries),
+        )  # fmt: skip
 
     def _clean_meanwhile(self, page: ParsedPage) -> Verdict:
         self.counts["learning"] += 1

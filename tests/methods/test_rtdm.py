@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import json
 from itertools import product
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_detemplate._html import find_body, parse_html, visible_lines
+from scrapy_detemplate._html import decode_html, find_body, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import Detemplater
+from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.methods.rtdm import (
     Costs,
     FindTemplate,
     LabelTree,
     TooLarge,
+    _locate_reference,
     backtrack,
     extract_subtree,
     locate,
@@ -27,6 +30,8 @@ from scrapy_detemplate.methods.rtdm import (
     rtdm_td,
     template_parts,
 )
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 # -- random trees and the oracle ------------------------------------------------
 
@@ -370,3 +375,136 @@ def test_pages_over_the_node_bound_go_to_the_meanwhile_method() -> None:
     assert (result.status, result.reason) == ("unchanged", "learning")
     assert det.runner.counts["too_large"] == 1  # type: ignore[attr-defined]
     assert det.store.get("rtdm", "ex.com") is None  # not a sample
+
+
+# -- the fast removal against the plain one -------------------------------------------
+#
+# ``find`` (used by ``template_parts`` and ``match``) compares a page's children
+# with the template's by tag, raw id/class and stripped text before it builds
+# labels; the reference below is the removal as first written: labels of every
+# child (``_locate_reference``), then each line checked piece by piece.
+
+
+def template_parts_reference(
+    template: LabelTree, body: etree._Element, lines: list[list[tuple[etree._Element, bool]]]
+) -> tuple[frozenset[int], tuple[etree._Element, ...], float]:
+    found, elements = _locate_reference(template, body)
+    if not found:
+        return frozenset(), (), 0.0
+    texts = {(id(el), is_tail) for _, el, is_tail in found if is_tail is not None}
+
+    def template_line(slots: list[tuple[etree._Element, bool]]) -> bool:
+        hit = False
+        for el, is_tail in slots:
+            text = el.tail if is_tail else el.text
+            if (id(el), is_tail) in texts:
+                hit = True
+            elif text and not text.isspace():
+                return False
+        return hit
+
+    leaves = sum(1 for label in template.labels if label.startswith("\x00"))
+    located = sum(1 for _, _, is_tail in found if is_tail is not None)
+    share = located / leaves if leaves else len(found) / len(template)
+    return frozenset(i for i, slots in enumerate(lines) if template_line(slots)), elements, share
+
+
+def assert_same_removal(template: LabelTree, body: etree._Element) -> None:
+    slots = [line.slots for line in visible_lines(body)]
+    assert template_parts(template, body, slots) == template_parts_reference(template, body, slots)
+    assert match(template, body) == (len(locate(template, body)) == len(template))
+
+
+TAGS = ("div", "p", "span", "li", "a", "br", "script", "b")
+ATTRS = ("", "", ' id="nav"', ' class="x y"', ' class=" x  y "', ' id="post-12"', ' id="p7" class="c1 c22"',
+         ' class=""', ' id=" n "', ' class="a.b"')  # fmt: skip
+TEXTS = ("", "", "  \n ", "Home", " Home\n", "Home  page", "Home\npage", "News", "\xa0News", "x" * 130,
+         "x" * 130 + " y", "x" * 119 + "  z")  # fmt: skip
+
+
+@st.composite
+def skeletons(draw: st.DrawFn, depth: int = 0) -> list[tuple[str, str, str, str, list]]:  # type: ignore[type-arg]
+    """A site's page layout: ``(tag, attributes, text, tail, children)`` nodes."""
+    nodes = []
+    for _ in range(draw(st.integers(0, 4 if depth < 3 else 0))):
+        tag = draw(st.sampled_from(TAGS))
+        kids = [] if tag in ("br", "script") else draw(skeletons(depth + 1))
+        attrs, text, tail = (draw(st.sampled_from(choices)) for choices in (ATTRS, TEXTS, TEXTS))
+        nodes.append((tag, attrs, text, tail, kids))
+    return nodes
+
+
+def render(draw: st.DrawFn, nodes: list, out: list[str]) -> None:  # type: ignore[type-arg]
+    """One page of the layout: each node kept, dropped, changed (text, tag, attributes) or after a comment."""
+    for tag, attrs, text, tail, kids in nodes:
+        change = draw(st.sampled_from(("keep", "keep", "keep", "drop", "text", "tag", "attrs", "comment")))
+        if change == "drop":
+            continue
+        if change == "text":
+            text = draw(st.sampled_from(TEXTS))
+        if change == "tag":
+            tag = draw(st.sampled_from(TAGS))
+        if change == "attrs":
+            attrs = draw(st.sampled_from(ATTRS))
+        if change == "comment":
+            out.append("<!-- c -->")
+        out.append(f"<{tag}{attrs}>{text}")
+        if tag != "br":
+            render(draw, kids, out)
+            out.append(f"</{tag}>")
+        out.append(tail)
+
+
+@st.composite
+def sites(draw: st.DrawFn) -> list[etree._Element]:
+    layout = draw(skeletons())
+    bodies = []
+    for _ in range(4):
+        out: list[str] = []
+        render(draw, layout, out)
+        bodies.append(body_from(f"<html><body>{''.join(out)}</body></html>"))
+    return bodies
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(sites())
+def test_fast_removal_equals_the_plain_one_on_random_sites(bodies: list[etree._Element]) -> None:
+    finder = FindTemplate(max_pages=3)
+    for body in bodies[:3]:
+        finder.add(page_tree(body), body)
+    assert finder.current is not None
+    for body in bodies:
+        assert_same_removal(finder.current, body)
+        assert_same_removal(page_tree(bodies[0]), body)  # a whole page as the template
+
+
+def test_fast_removal_equals_the_plain_one_on_the_fixture_pages() -> None:
+    bodies = [body_of(t, f"{t} text", link) for t, link in (("One", "More"), ("Two", "More"), ("Three", "Other"))]
+    s = extract_subtree(page_tree(bodies[0]), page_tree(bodies[1]))
+    assert s is not None
+    for body in [*bodies, body_from("<html><body><div id='nav'>Home</div></body></html>"), deep_body(300, "x")]:
+        assert_same_removal(s, body)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
+def test_fast_removal_equals_the_plain_one_on_corpus_pages() -> None:
+    """Templates learned from a site's first pages, removed from its next ones (two sites per corpus)."""
+    checked = 0
+    for corpus in ("c2f", "dragnet10"):
+        by_site: dict[str, list[etree._Element]] = {}
+        for page in read_manifest(CORPUS / f"{corpus}.manifest.jsonl"):
+            if len(by_site) == 2 and page.site not in by_site:
+                continue
+            root = parse_html(decode_html(page.body)[1])
+            body = find_body(root) if root is not None else None
+            if body is not None and len(by_site.setdefault(page.site, [])) < 10:
+                by_site[page.site].append(body)
+        for bodies in by_site.values():
+            finder = FindTemplate(max_pages=3)
+            for body in bodies[:3]:
+                finder.add(page_tree(body), body)
+            assert finder.current is not None
+            for body in bodies[3:]:
+                assert_same_removal(finder.current, body)
+                checked += 1
+    assert checked >= 20
