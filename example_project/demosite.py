@@ -157,14 +157,20 @@ def _template(title: str, main: str, related: str = "") -> str:
 """
 
 
-def build_site(seed: int = 7) -> dict[str, Page]:
-    """All pages of the demo site by URL path."""
+def build_site(seed: int = 7, articles_per_section: int = ARTICLES_PER_SECTION) -> dict[str, Page]:
+    """All pages of the demo site by URL path.
+
+    ``articles_per_section`` sizes the site (``4 * n + 6`` pages); the default
+    is the 38-page demo, a larger one serves the crawl benchmark.
+    """
+    if articles_per_section < 4:
+        raise ValueError(f"articles_per_section={articles_per_section!r}: need at least 4 (3 related links each)")
     rng = random.Random(seed)
     pages: dict[str, Page] = {}
     titles: dict[str, list[tuple[str, str]]] = {}
     for section in SECTIONS:
         titles[section] = []
-        for number in range(1, ARTICLES_PER_SECTION + 1):
+        for number in range(1, articles_per_section + 1):
             words = [rng.choice(_WORDS) for _ in range(rng.randint(4, 7))]
             title = " ".join(words).capitalize()
             titles[section].append((f"/{section}/story-{number}.html", title))

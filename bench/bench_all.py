@@ -1,0 +1,460 @@
+"""Cost of every method per page, and a real crawl's throughput with and without the add-on.
+
+    .venv/bin/python bench/bench_all.py [--corpus ../shared/corpus] [--pages N] [--crawl-pages N]
+                                        [--rounds 3] [--concurrency N] [--out bench/results/bench_all.txt]
+
+One run, one process for part 1, fresh ``scrapy crawl`` processes for part 2:
+
+1. **Cost per page on the corpus pages** (every ``*.manifest.jsonl`` in
+   ``--corpus``, pages in manifest order, at most ``--pages`` per corpus).  For
+   every method in :data:`~scrapy_detemplate.runners.RUNNERS`, a fresh
+   :class:`~scrapy_detemplate.engine.Detemplater` takes the pages in crawl order;
+   per page, one right after the other:
+
+   * ``parse``: ``lxml.html.document_fromstring`` of the page bytes (the cost floor);
+   * ``step``: the method's ``runner.run`` inside that very engine call, timed by a
+     wrapper around the engine's runner: the work on the parsed page whose
+     visible lines the engine has already computed (as for every method);
+   * ``engine``: the whole ``Detemplater.process(url, body, headers=...)`` call
+     (checks, decode, parse, visible lines, the step, rendering of HTML and text).
+
+   Reported per corpus and method: pages, median ms, and the median and 90th
+   percentile of the per-page ratios step/parse and engine/parse.  Where a
+   method's work depends on how much of the site it has seen, its pages are
+   also split by phase (see :data:`PHASES`; printed with the table).
+
+2. **Throughput of a real crawl** of the example project's demo site, grown to
+   about ``--crawl-pages`` pages and served on 127.0.0.1 from this process:
+   ``scrapy crawl site`` (``example_project/``, its settings: the add-on with
+   the default method) alternated with the same crawl with the add-on off
+   (``-s DETEMPLATE_ENABLED=False``: every component raises ``NotConfigured``)
+   and with ``DETEMPLATE_METHOD=sandwich``, ``--rounds`` times each.
+   Requests per second are Scrapy's own stats, ``response_received_count /
+   elapsed_time_seconds``, written as JSON by :class:`StatsToJson`; the table
+   gives their median per variant and the ratio to the crawl without the
+   add-on, and checks that the add-on's items carry ``content`` and the others not.
+
+Both tables are printed and written to ``--out``.  ``--crawl-pages 0`` skips
+part 2; ``--pages 0`` skips part 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median, quantiles
+from typing import Any
+
+import lxml.html
+import scrapy
+from lxml import etree
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.engine import Detemplater
+from scrapy_detemplate.evaluation import CorpusPage, read_manifest
+from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
+from scrapy_detemplate.runners.sandwich import NAMESPACE as SANDWICH_NAMESPACE
+from scrapy_detemplate.store import StateStore
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+EXAMPLE = ROOT / "example_project"
+CORPUS = ROOT.parent / "shared" / "corpus"
+#: What a crawl's downloader middleware hands the engine for a corpus page (no charset known).
+HEADERS = {"Content-Type": "text/html"}
+#: The floor first, then the registry's order.
+METHODS = ("none", *(name for name in RUNNERS if name != "none"))
+
+#: What each phase of a method means; methods not listed do the same work on every page.
+PHASES = {
+    ("sandwich", "cold"): "first page of its URL directory: line keys only, no peer to compare",
+    ("sandwich", "warm"): "a peer in the directory: LCS of the line keys with it",
+    ("segments", "cold"): "no segment of the site reaches the DF threshold yet: table update + Sandwich fallback",
+    ("segments", "warm"): "table update + template detection",
+    ("rtdm", "learn"): "a FindTemplate sample (the meanwhile Sandwich cleans it; the last one also applies)",
+    ("rtdm", "apply"): "a learned template located in the page",
+    ("combined", "cold"): "no Sandwich peer in its directory yet (no LCS feature to compute)",
+    ("combined", "warm"): "all features, LCS with the directory peer included",
+}
+
+
+# -- part 1: cost per page ----------------------------------------------------
+
+
+class TimedRunner:
+    """The engine's runner, timed: the nanoseconds and the phase of its last ``run``."""
+
+    def __init__(self, method: str, runner: Runner, store: StateStore) -> None:
+        self.method = method
+        self.inner = runner
+        self.name = runner.name
+        self._store = store
+        self.ns: int | None = None
+        self.phase = ""
+
+    def run(self, page: ParsedPage) -> Verdict:
+        had_peer = self.method == "combined" and self._store.get(SANDWICH_NAMESPACE, page.directory) is not None
+        learned = self._learned()
+        start = time.perf_counter_ns()
+        verdict = self.inner.run(page)
+        self.ns = time.perf_counter_ns() - start
+        self.phase = phase_of(self.method, verdict, self._learned() > learned, had_peer)
+        return verdict
+
+    def _learned(self) -> int:
+        counts = getattr(self.inner, "counts", None)  # RtdmRunner's
+        return int(counts.get("learned", 0)) if isinstance(counts, dict) else 0
+
+
+def phase_of(method: str, verdict: Verdict, learned: bool, had_peer: bool) -> str:
+    """The phase of the site a page was processed in (keys of :data:`PHASES`, else ``"all"``)."""
+    if method == "rtdm":
+        return "learn" if verdict.detail == "learning" or learned else "apply"
+    if method == "sandwich":
+        return "cold" if verdict.detail == "no_peer" else "warm"
+    if method == "segments":
+        # ``method`` is set when the first-pages fallback decided.
+        return "cold" if verdict.method or verdict.detail == "warming_up" else "warm"
+    if method == "combined":
+        return "warm" if had_peer else "cold"
+    return "all"
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    phase: str
+    parse_ns: int
+    step_ns: int
+    engine_ns: int
+
+
+@dataclass(slots=True)
+class MethodRun:
+    method: str
+    samples: list[Sample] = field(default_factory=list)
+    passthrough: int = 0  # the engine never called the method (too large, no body...)
+    unparsable: int = 0  # lxml refused the bytes: no floor to compare with
+
+
+def time_method(method: str, pages: Sequence[CorpusPage]) -> MethodRun:
+    """A fresh engine for ``method`` over ``pages`` in order; parse and engine call per page."""
+    engine = Detemplater(DetemplateConfig(method=method))
+    timed = TimedRunner(method, engine.runner, engine.store)
+    engine.runner = timed
+    out = MethodRun(method)
+    gc.collect()
+    for page in pages:
+        try:
+            start = time.perf_counter_ns()
+            lxml.html.document_fromstring(page.body)
+            parse_ns = time.perf_counter_ns() - start
+        except (etree.ParserError, ValueError):
+            parse_ns = 0
+        timed.ns = None
+        start = time.perf_counter_ns()
+        engine.process(page.url, page.body, headers=HEADERS)
+        engine_ns = time.perf_counter_ns() - start
+        if timed.ns is None:
+            out.passthrough += 1
+        elif not parse_ns:
+            out.unparsable += 1
+        else:
+            out.samples.append(Sample(timed.phase, parse_ns, timed.ns, engine_ns))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CostRow:
+    corpus: str
+    method: str
+    phase: str
+    pages: int
+    parse_ms: float
+    step_ms: float
+    step_ratio: float
+    step_ratio_p90: float
+    engine_ms: float
+    engine_ratio: float
+    engine_ratio_p90: float
+
+
+def cost_rows(corpus: str, run: MethodRun) -> list[CostRow]:
+    """The ``all`` row, then one row per phase for the methods that have phases."""
+    groups = {"all": run.samples}
+    for phase in sorted({s.phase for s in run.samples} - {"all"}):
+        groups[phase] = [s for s in run.samples if s.phase == phase]
+    rows = []
+    for phase, samples in groups.items():
+        if not samples:
+            continue
+        step = [s.step_ns / s.parse_ns for s in samples]
+        engine = [s.engine_ns / s.parse_ns for s in samples]
+        rows.append(
+            CostRow(
+                corpus, run.method, phase, len(samples),
+                median(s.parse_ns for s in samples) / 1e6, median(s.step_ns for s in samples) / 1e6,
+                median(step), p90(step), median(s.engine_ns for s in samples) / 1e6, median(engine), p90(engine),
+            )
+        )  # fmt: skip
+    return rows
+
+
+def p90(values: list[float]) -> float:
+    return quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
+def cost_report(manifests: Iterable[Path], pages: int | None = None) -> tuple[list[CostRow], str]:
+    """Part 1 over ``manifests`` (at most ``pages`` pages each): the rows and the table."""
+    rows: list[CostRow] = []
+    notes: list[str] = []
+    quiet = logging.getLogger("scrapy_detemplate")  # passthrough warnings: counted below instead
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        for manifest in manifests:
+            corpus = manifest.name.removesuffix(".manifest.jsonl")
+            corpus_pages = list(itertools.islice(read_manifest(manifest), pages))
+            left_out: dict[tuple[int, int], list[str]] = {}
+            for method in METHODS:
+                run = time_method(method, corpus_pages)
+                rows.extend(cost_rows(corpus, run))
+                if run.passthrough or run.unparsable:
+                    left_out.setdefault((run.passthrough, run.unparsable), []).append(method)
+            for (passthrough, unparsable), methods in left_out.items():
+                notes.append(
+                    f"{corpus}: {passthrough} pages passed through by the engine (no method ran) and {unparsable} "
+                    f"not parsable by lxml are left out ({', '.join(methods)})"
+                )
+    finally:
+        quiet.setLevel(level)
+    head = ("corpus", "method", "phase", "pages", "parse ms", "step ms", "step/parse", "p90",
+            "engine ms", "engine/parse", "p90")  # fmt: skip
+    fmt = "{:<10} {:<9} {:<6} {:>5} {:>9} {:>8} {:>10} {:>7} {:>9} {:>12} {:>7}"
+    lines = [
+        "Part 1: cost per page, median over pages of the per-page ratio to a plain lxml.html parse",
+        "  parse  = lxml.html.document_fromstring(page bytes), timed right before the engine call",
+        "  step   = runner.run(page) inside that engine call (the method alone; visible lines already computed)",
+        "  engine = Detemplater.process(url, body, headers): checks, decode, parse, visible lines, step, render",
+        "  phases (the 'all' row covers every page):",
+        *(f"    {m} {p}: {what}" for (m, p), what in PHASES.items()),
+        "",
+        fmt.format(*head),
+    ]
+    for r in rows:
+        lines.append(
+            fmt.format(
+                r.corpus, r.method, r.phase, r.pages, f"{r.parse_ms:.3f}", f"{r.step_ms:.3f}", f"{r.step_ratio:.3f}",
+                f"{r.step_ratio_p90:.2f}", f"{r.engine_ms:.3f}", f"{r.engine_ratio:.2f}", f"{r.engine_ratio_p90:.2f}",
+            )
+        )  # fmt: skip
+    lines.extend(notes)
+    return rows, "\n".join(lines)
+
+
+# -- part 2: crawl throughput -------------------------------------------------
+
+#: The baseline crawl: the example project with ``DETEMPLATE_ENABLED=False``.
+OFF = "add-on off"
+
+
+class StatsToJson:
+    """A Scrapy extension: the crawl's stats as JSON in ``BENCH_ALL_STATS`` when the engine stops.
+
+    Loaded inside the crawl's process (``-s EXTENSIONS=...``, this directory on
+    ``PYTHONPATH``); adds the effective ``CONCURRENT_REQUESTS`` and the CPU
+    seconds the crawl's process spent from spider open to engine stop (less
+    sensitive than wall-clock time to other work on a shared machine).
+    """
+
+    def __init__(self, crawler: Any, path: str) -> None:
+        self.crawler = crawler
+        self.path = path
+        self.cpu_start = time.process_time()
+
+    def spider_opened(self) -> None:
+        self.cpu_start = time.process_time()
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> StatsToJson:
+        path = crawler.settings.get("BENCH_ALL_STATS")
+        if not path:
+            raise NotConfigured("BENCH_ALL_STATS is not set")
+        ext = cls(crawler, path)
+        crawler.signals.connect(ext.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(ext.engine_stopped, signal=signals.engine_stopped)
+        return ext
+
+    def engine_stopped(self) -> None:
+        stats = {k: v for k, v in self.crawler.stats.get_stats().items() if isinstance(v, (int, float, str))}
+        stats["setting/CONCURRENT_REQUESTS"] = self.crawler.settings.getint("CONCURRENT_REQUESTS")
+        stats["bench/cpu_seconds"] = time.process_time() - self.cpu_start
+        Path(self.path).write_text(json.dumps(stats, indent=1, sort_keys=True), encoding="utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Crawl:
+    variant: str
+    responses: int
+    seconds: float
+    cpu_seconds: float
+    items: int
+    with_content: int
+    detemplate_pages: int
+    concurrency: int
+
+    @property
+    def rps(self) -> float:
+        return self.responses / self.seconds
+
+    @property
+    def cpu_ms(self) -> float:
+        """CPU milliseconds of the crawl's process per response."""
+        return 1000 * self.cpu_seconds / self.responses
+
+
+def run_crawl(base: str, settings: dict[str, str], workdir: Path, variant: str) -> Crawl:
+    """One ``scrapy crawl site`` of the example project in a fresh process."""
+    stats_path, feed = workdir / "stats.json", workdir / "items.jsonl"
+    command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start_url={base}/", "-O", str(feed),
+               "-s", "EXTENSIONS=" + json.dumps({f"{Path(__file__).stem}.StatsToJson": 0}),
+               "-s", f"BENCH_ALL_STATS={stats_path}"]  # fmt: skip
+    for name, value in settings.items():
+        command += ["-s", f"{name}={value}"]
+    path = os.pathsep.join(filter(None, [str(EXAMPLE), str(HERE), os.environ.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        command, cwd=EXAMPLE, env={**os.environ, "PYTHONPATH": path}, capture_output=True, text=True, timeout=900
+    )
+    if proc.returncode != 0 or not stats_path.exists():
+        raise RuntimeError(f"crawl {variant!r} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    stats = json.loads(stats_path.read_text(encoding="utf-8"))
+    items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return Crawl(
+        variant,
+        int(stats["response_received_count"]),
+        float(stats["elapsed_time_seconds"]),
+        float(stats["bench/cpu_seconds"]),
+        len(items),
+        sum(1 for item in items if item.get("content")),
+        int(stats.get("detemplate/pages", 0)),
+        int(stats["setting/CONCURRENT_REQUESTS"]),
+    )
+
+
+def crawl_report(target_pages: int, rounds: int = 3, concurrency: int | None = None) -> str:
+    """Part 2: the demo site grown to about ``target_pages`` pages, crawled in alternation."""
+    sys.path.insert(0, str(EXAMPLE))
+    import demosite
+
+    site = demosite.build_site(articles_per_section=max(4, -(-(target_pages - 6) // len(demosite.SECTIONS))))
+    variants = {
+        "add-on (combined)": {},  # the example project's settings: the default method
+        OFF: {"DETEMPLATE_ENABLED": "False"},
+        "add-on (sandwich)": {"DETEMPLATE_METHOD": "sandwich"},
+    }
+    common = {"CONCURRENT_REQUESTS": str(concurrency)} if concurrency else {}
+    crawls: dict[str, list[Crawl]] = {name: [] for name in variants}
+    server, base = demosite.serve(site)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for _ in range(rounds):
+                for name, settings in variants.items():
+                    workdir = Path(tmp) / f"{name.replace(' ', '_')}-{len(crawls[name])}"
+                    workdir.mkdir()
+                    crawls[name].append(run_crawl(base, {**common, **settings}, workdir, name))
+    finally:
+        server.shutdown()
+    off = median(c.rps for c in crawls[OFF])
+    off_cpu = median(c.cpu_ms for c in crawls[OFF])
+    concurrencies = sorted({c.concurrency for runs in crawls.values() for c in runs})
+    source = "set with --concurrency" if concurrency else "the example project's setting"
+    fmt = "{:<18} {:>6} {:>9} {:>8} {:>13} {:>7} {:>13} {:>11} {:>7} {:>13}"
+    head = ("variant", "crawls", "responses", "req/s", "req/s min-max", "vs off", "ms/resp added",
+            "CPU ms/resp", "CPU x off", "content/items")  # fmt: skip
+    lines = [
+        f"Part 2: scrapy crawl site (example_project) of a {len(site)}-page demo site on 127.0.0.1, "
+        f"{rounds} rounds alternating the variants",
+        f"  CONCURRENT_REQUESTS={','.join(map(str, concurrencies))} ({source}); the server runs in the bench "
+        "process on the same machine",
+        "  req/s = response_received_count / elapsed_time_seconds from Scrapy's stats, median over the rounds;",
+        "  vs off = req/s / req/s without the add-on; ms/resp added = 1000 / req/s - 1000 / (req/s without)",
+        "  CPU ms/resp = CPU time of the crawl's process (spider open to engine stop) per response, median;",
+        "  CPU x off = its ratio to the crawl without the add-on (steadier than req/s when the machine is shared)",
+        "",
+        fmt.format(*head),
+    ]
+    for name, runs in crawls.items():
+        rps = median(c.rps for c in runs)
+        cpu = median(c.cpu_ms for c in runs)
+        added = 1000 * (1 / rps - 1 / off)
+        lines.append(
+            fmt.format(
+                name, len(runs), "/".join(sorted({str(c.responses) for c in runs})), f"{rps:.1f}",
+                f"{min(c.rps for c in runs):.1f}-{max(c.rps for c in runs):.1f}", f"{rps / off:.3f}",
+                f"{added:+.2f}", f"{cpu:.2f}", f"{cpu / off_cpu:.3f}",
+                f"{min(c.with_content for c in runs)}/{max(c.items for c in runs)}",
+            )
+        )  # fmt: skip
+    on_ok = all(c.with_content == c.items == c.detemplate_pages > 0 for k in variants if k != OFF
+                for c in crawls[k])  # fmt: skip
+    off_ok = all(c.with_content == 0 and c.detemplate_pages == 0 for c in crawls[OFF])
+    lines.append(
+        f"check: every item of the add-on crawls has 'content' and was processed (detemplate/pages): "
+        f"{'yes' if on_ok else 'NO'}; the add-on-off crawls have neither: {'yes' if off_ok else 'NO'}"
+    )
+    return "\n".join(lines)
+
+
+# -- main ---------------------------------------------------------------------
+
+
+def environment() -> str:
+    return (
+        f"bench_all: Python {platform.python_version()}, lxml {'.'.join(map(str, etree.LXML_VERSION))}, "
+        f"Scrapy {scrapy.__version__}, {os.cpu_count()} CPUs, {platform.machine()}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="directory of *.manifest.jsonl files")
+    parser.add_argument("--pages", type=int, default=None, help="at most N pages per corpus (0: skip part 1)")
+    parser.add_argument("--crawl-pages", type=int, default=1000, help="demo site size for part 2 (0: skip it)")
+    parser.add_argument("--rounds", type=int, default=3, help="crawls per variant in part 2")
+    parser.add_argument("--concurrency", type=int, default=None, help="CONCURRENT_REQUESTS for every crawl")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_all.txt")
+    args = parser.parse_args(argv)
+    sections = [environment()]
+    print(sections[0], flush=True)
+    started = time.monotonic()
+    if args.pages != 0:
+        manifests = sorted(args.corpus.glob("*.manifest.jsonl"))
+        if not manifests:
+            parser.error(f"no *.manifest.jsonl in {args.corpus}")
+        sections.append(cost_report(manifests, args.pages)[1])
+        print(sections[-1], flush=True)
+    if args.crawl_pages:
+        sections.append(crawl_report(args.crawl_pages, args.rounds, args.concurrency))
+        print(sections[-1], flush=True)
+    sections.append(f"(run took {time.monotonic() - started:.0f} s)")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n\n".join(sections) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""bench/bench_all.py: the cost part runs on a few pages and its table has the expected shape."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from scrapy_detemplate.runners import RUNNERS
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_all  # noqa: E402
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path, page):
+    """Six pages of one site in two directories, as a self-contained JSONL corpus."""
+    lines = []
+    for number in range(6):
+        directory = "news" if number % 2 else "sport"
+        body = f"Story {number} tells a long tale of rivers and bridges. " * 5
+        lines.append(
+            json.dumps(
+                {
+                    "site": "ex.com",
+                    "url": f"http://ex.com/{directory}/{number}.html",
+                    "html": page.format(title=f"Title {number}", body=body),
+                    "gold_text": f"Title {number}\n{body}",
+                }
+            )
+        )
+    path = tmp_path / "tiny.manifest.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_every_method_gets_positive_ratios(tiny_corpus):
+    rows, table = bench_all.cost_report([tiny_corpus])
+    assert {r.method for r in rows} == set(RUNNERS)
+    for r in rows:
+        assert r.corpus == "tiny"
+        assert r.phase == "all" or (r.method, r.phase) in bench_all.PHASES
+        assert r.pages > 0
+        for value in (r.parse_ms, r.step_ms, r.step_ratio, r.step_ratio_p90, r.engine_ratio, r.engine_ratio_p90):
+            assert value > 0 and math.isfinite(value), r
+    everything = {r.method: r.pages for r in rows if r.phase == "all"}
+    assert everything == dict.fromkeys(RUNNERS, 6)  # no page was left out
+    for method in RUNNERS:
+        assert f"tiny       {method}" in table
+
+
+def test_phases_split_learning_from_applying(tiny_corpus):
+    rows, _ = bench_all.cost_report([tiny_corpus])
+    phases = {(r.method, r.phase): r.pages for r in rows}
+    assert phases["sandwich", "cold"] == 2  # the first page of each directory has no peer
+    assert phases["sandwich", "warm"] == 4
+    assert phases["rtdm", "learn"] == 6  # fewer pages than a FindTemplate sample
+    assert ("tps", "cold") not in phases and ("tps", "all") in phases
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="no corpus in ../shared/corpus")
+def test_script_on_three_pages_of_the_real_corpus(tmp_path):
+    out = tmp_path / "bench_all.txt"
+    assert bench_all.main(["--pages", "3", "--crawl-pages", "0", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Part 1" in text and "Part 2" not in text
+    for corpus in ("c2f", "dragnet10"):
+        for method in RUNNERS:
+            assert f"{corpus:<10} {method:<9} all        3 " in text
