@@ -1,8 +1,12 @@
 """Decoding, guarded parsing and the visible-text walk shared by every method.
 
-Everything here works on ``lxml.html`` trees and plain strings; nothing imports
-Scrapy.  The walk is iterative (no recursion), so deeply nested input cannot
-overflow the Python stack.
+Everything here works on lxml trees parsed by libxml2's HTML parser, and on
+plain strings; nothing imports Scrapy.  Trees are plain ``etree`` elements, not
+``lxml.html``'s element classes: every method walks the tree in Python, and
+``lxml.html`` looks up a Python class for each element it hands out, which
+costs several times the element itself (the parse is the same libxml2 parse).
+The walk is iterative (no recursion), so deeply nested input cannot overflow
+the Python stack.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import lxml.html
 from lxml import etree
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode
 
@@ -33,6 +36,8 @@ BLOCK_TAGS = frozenset(
 _EARLY_END = re.compile(r"</\s*(?:body|html)\s*>", re.IGNORECASE)
 # lxml refuses str input that carries an XML encoding declaration.
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
+#: libxml2's HTML parser with lxml's defaults, without lxml.html's element classes.
+_PARSER = etree.HTMLParser()
 _WS = re.compile(r"\s+")
 
 
@@ -68,13 +73,13 @@ def keep_content_after_early_end(html: str) -> str:
     return _EARLY_END.sub("", html)
 
 
-def parse_html(html: str) -> lxml.html.HtmlElement | None:
+def parse_html(html: str) -> etree._Element | None:
     """Parse with recovery; ``None`` when there is no document at all."""
     if not html.strip():
         return None
     try:
         html = _XML_DECL.sub("", html, count=1)
-        return lxml.html.document_fromstring(keep_content_after_early_end(html))
+        return etree.fromstring(keep_content_after_early_end(html), _PARSER)
     except (etree.ParserError, ValueError):
         return None
 
