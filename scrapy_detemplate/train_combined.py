@@ -1,12 +1,19 @@
 """Train the combined method's boosted trees from corpora with gold text.
 
     python -m scrapy_detemplate.train_combined CORPUS.manifest.jsonl [...] -o model.json
+    python -m scrapy_detemplate.train_combined CORPUS.manifest.jsonl [...] --cv 5
 
 Pages are taken in manifest order, site after site, so site-level features are
 exactly what a crawl would have seen.  A line is labelled content when at least
 half of its word trigrams occur in the gold text (lines of one or two words:
-when they occur in it as a phrase).  Needs scikit-learn (training only); the
+when they occur in it as a phrase).  Each line weighs as many words as it has,
+as the content measures count words.  Needs scikit-learn (training only); the
 model is written as plain JSON trees (:mod:`scrapy_detemplate.methods.forest`).
+
+``--cv K`` measures the method on sites it has never seen: the sites of all
+corpora are split into K folds, each fold is cleaned by a model trained on the
+other folds (exactly as the runner decides), and content precision, recall and
+F1 are reported per corpus as ``scrapy-detemplate eval`` reports them.
 """
 
 from __future__ import annotations
@@ -14,14 +21,18 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import zlib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from scrapy_detemplate._html import Line, parse_html
 from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.evaluation import CorpusPage, read_manifest
+from scrapy_detemplate.evaluation import CorpusPage, Summary, format_table, read_manifest, score_page
+from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
-from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence
+from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decide
 from scrapy_detemplate.store import MemoryStore
 
 _TOKEN = re.compile(r"\w+")
@@ -43,69 +54,155 @@ def line_labels(lines: Sequence[Line], gold: str) -> list[int]:
     return labels
 
 
-def collect(pages: Iterable[CorpusPage], config: DetemplateConfig | None = None) -> tuple[list[list[float]], list[int]]:
-    """Features and labels of every line, pages in crawl order."""
+@dataclass(slots=True)
+class PageLines:
+    """One page's lines as the combined method sees them, with their labels."""
+
+    corpus: str
+    site: str
+    rows: list[list[float]]
+    labels: list[int]
+    weights: list[float]
+    texts: list[str]
+    gold: str
+    visible: str
+
+
+def page_lines(
+    pages: Iterable[CorpusPage], corpus: str = "", config: DetemplateConfig | None = None
+) -> list[PageLines]:
+    """Every page's line features, labels and weights (words), pages in crawl order."""
     config = config or DetemplateConfig()
     evidence = CombinedEvidence(config, MemoryStore())
-    xs: list[list[float]] = []
-    ys: list[int] = []
+    out = []
     for page in pages:
         root = parse_html(page.html)
-        if root is None:
+        parsed = ParsedPage.of(page.url, page.html, root, config) if root is not None else None
+        lines = parsed.lines if parsed is not None else []
+        rows = evidence.features(parsed) if parsed is not None and lines else []
+        out.append(
+            PageLines(
+                corpus, page.site, rows, line_labels(lines, page.gold),
+                [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
+                page.gold, page.visible_text(),
+            )
+        )  # fmt: skip
+    return out
+
+
+def collect(
+    pages: Iterable[CorpusPage], config: DetemplateConfig | None = None
+) -> tuple[list[list[float]], list[int], list[float]]:
+    """Features, labels and weights (words) of every line, pages in crawl order."""
+    return _stack(page_lines(pages, config=config))
+
+
+def _stack(pages: Iterable[PageLines]) -> tuple[list[list[float]], list[int], list[float]]:
+    xs: list[list[float]] = []
+    ys: list[int] = []
+    ws: list[float] = []
+    for page in pages:
+        xs += page.rows
+        ys += page.labels
+        ws += page.weights
+    return xs, ys, ws
+
+
+def cross_validate(
+    pages: Sequence[PageLines],
+    folds: int = 5,
+    trees: int = 80,
+    leaves: int = 31,
+    config: DetemplateConfig | None = None,
+) -> dict[str, Summary]:
+    """Out-of-fold content scores per corpus, sites split into ``folds`` folds (by a hash of their name)."""
+    config = config or DetemplateConfig()
+    fold_of = {(p.corpus, p.site): zlib.crc32(f"{p.corpus}/{p.site}".encode()) % folds for p in pages}
+    summaries: dict[str, Summary] = {}
+    for fold in range(folds):
+        held_out = [p for p in pages if fold_of[(p.corpus, p.site)] == fold]
+        if not held_out:
             continue
-        parsed = ParsedPage.of(page.url, page.html, root, config)
-        if not parsed.lines:
-            continue
-        xs.extend(evidence.features(parsed))
-        ys.extend(line_labels(parsed.lines, page.gold))
-    return xs, ys
+        probability = Forest(fit(*_stack(p for p in pages if fold_of[(p.corpus, p.site)] != fold), trees, leaves))
+        scorer = probability.compiled()
+        for page in held_out:
+            text = page.visible
+            if page.rows:
+                template = decide(page.rows, scorer, config.combined_threshold, config.combined_site_df)
+                if 0 < len(template) < len(page.rows):
+                    text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
+            summaries.setdefault(page.corpus, Summary()).add(page.site, score_page(text, page.gold, page.visible))
+    return summaries
 
 
-def fit(xs: list[list[float]], ys: list[int], trees: int = 60, depth: int = 3, seed: int = 0) -> dict[str, Any]:
-    """Fit scikit-learn's GradientBoostingClassifier and export it as plain data."""
-    from sklearn.ensemble import GradientBoostingClassifier
+def fit(
+    xs: list[list[float]],
+    ys: list[int],
+    ws: list[float] | None = None,
+    trees: int = 80,
+    leaves: int = 31,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Fit scikit-learn's HistGradientBoostingClassifier and export it as plain data.
 
-    clf = GradientBoostingClassifier(
-        n_estimators=trees, max_depth=depth, learning_rate=0.2, subsample=0.5, random_state=seed
-    ).fit(xs, ys)
-    prior = clf.init_.class_prior_[1]
-    import math
+    The exported trees give the classifier's own probabilities (checked here on
+    the training rows), so scoring needs neither scikit-learn nor numpy.
+    """
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
+    x = np.asarray(xs, dtype=float)
+    clf = HistGradientBoostingClassifier(
+        max_iter=trees, max_leaf_nodes=leaves, learning_rate=0.2, early_stopping=False, random_state=seed
+    ).fit(x, ys, sample_weight=ws)
     exported = []
-    for (tree,) in clf.estimators_:
-        t = tree.tree_
+    for (predictor,) in clf._predictors:
+        nodes = predictor.nodes
+        leaf = nodes["is_leaf"].astype(bool)
         exported.append(
             {
-                "feature": [int(f) for f in t.feature],
-                "threshold": [float(x) for x in t.threshold],
-                "left": [int(x) for x in t.children_left],
-                "right": [int(x) for x in t.children_right],
-                "value": [float(v[0][0]) for v in t.value],
+                "feature": [-2 if lf else int(f) for f, lf in zip(nodes["feature_idx"], leaf, strict=True)],
+                "threshold": [0.0 if lf else float(t) for t, lf in zip(nodes["num_threshold"], leaf, strict=True)],
+                "left": [-1 if lf else int(n) for n, lf in zip(nodes["left"], leaf, strict=True)],
+                "right": [-1 if lf else int(n) for n, lf in zip(nodes["right"], leaf, strict=True)],
+                "value": [float(v) for v in nodes["value"]],
             }
         )
-    return {
+    model = {
         "features": list(FEATURES),
-        "base": math.log(prior / (1 - prior)),
-        "rate": float(clf.learning_rate),
+        "base": float(np.ravel(clf._baseline_prediction)[0]),
+        "rate": 1.0,  # leaf values already carry the learning rate
         "trees": exported,
         "trained_on": None,
     }
+    forest = Forest(model)
+    sample = x[:: max(1, len(x) // 2000)]
+    gap = max(abs(forest.probability(row) - p) for row, p in zip(sample, clf.predict_proba(sample)[:, 1], strict=True))
+    if gap > 1e-6:
+        raise RuntimeError(f"exported trees disagree with the classifier by {gap}")
+    return model
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scrapy-detemplate train-combined", description=__doc__.split("\n\n")[0])
     parser.add_argument("manifests", nargs="+")
-    parser.add_argument("-o", "--output", required=True)
-    parser.add_argument("--trees", type=int, default=60)
-    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("-o", "--output", help="where to write the model")
+    parser.add_argument("--cv", type=int, default=0, metavar="K", help="cross-validate over K folds of sites instead")
+    parser.add_argument("--trees", type=int, default=80)
+    parser.add_argument("--leaves", type=int, default=31)
     args = parser.parse_args(argv)
-    xs: list[list[float]] = []
-    ys: list[int] = []
+    if bool(args.output) == bool(args.cv):
+        parser.error("give either -o/--output or --cv")
+    pages: list[PageLines] = []
     for manifest in args.manifests:
-        x, y = collect(read_manifest(manifest))
-        xs += x
-        ys += y
-    model = fit(xs, ys, args.trees, args.depth)
+        pages += page_lines(read_manifest(manifest), corpus=Path(manifest).name.split(".")[0])
+    if args.cv:
+        for corpus, summary in cross_validate(pages, args.cv, args.trees, args.leaves).items():
+            print(f"{corpus}: sites never seen in training ({args.cv} folds of sites), site-macro")
+            print(format_table([("combined", summary.macro())]))
+        return 0
+    xs, ys, ws = _stack(pages)
+    model = fit(xs, ys, ws, args.trees, args.leaves)
     model["trained_on"] = [m.rsplit("/", 1)[-1] for m in args.manifests]
     with open(args.output, "w", encoding="utf-8") as out:
         json.dump(model, out, separators=(",", ":"))

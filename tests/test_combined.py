@@ -6,7 +6,7 @@ import pytest
 
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
-from scrapy_detemplate.runners.combined import FEATURES, load_forest
+from scrapy_detemplate.runners.combined import FEATURES, decide, load_forest
 from scrapy_detemplate.train_combined import line_labels
 
 STORY = " ".join(["The council met on Tuesday, and the vote on the bridge passed, after a long debate."] * 3)
@@ -54,8 +54,41 @@ def test_a_line_on_nearly_every_earlier_page_of_the_site_is_template():
         result = engine.process(f"http://ex.com/a/{n}", html.encode())
     assert story in result.text
     assert notice not in result.text
-    off = Detemplater(DetemplateConfig(combined_site_df=2.0))
-    for n in range(7):
-        html = PAGE.format(title=f"Vote number {n}", story=STORY.replace("Tuesday", f"day {n}"))
-        kept = off.process(f"http://ex.com/a/{n}", html.replace("</p></div>", f"</p><p>{notice}</p></div>").encode())
-    assert notice in kept.text  # without the override the page evidence keeps it
+
+
+def test_decisive_evidence_overrides_the_trees():
+    def row(**values: float) -> list[float]:
+        out = [0.0] * len(FEATURES)
+        for name, value in values.items():
+            out[FEATURES.index(name)] = value
+        return out
+
+    rows = [
+        row(site_df_when_warm=0.95, log_words=3.0),  # on nearly every earlier page of the site
+        row(site_df_when_warm=0.5, log_words=3.0),
+        row(link_density=1.0, log_words=1.0),  # a one-word link outside the container: a menu entry
+        row(link_density=1.0, log_words=1.0, in_container=1.0),
+        row(link_density=1.0, log_words=2.5),  # eleven words of links: the trees decide
+    ]
+    content = lambda _: 0.9  # noqa: E731 - the trees call every line content
+    assert decide(rows, content, 0.5, 0.9) == {0, 2}
+    assert decide(rows, content, 0.5, 2.0) == {2}  # the site override off
+    assert decide(rows, lambda _: 0.1, 0.5, 0.9) == set(range(5))
+
+
+def test_exported_trees_give_the_classifiers_own_probabilities():
+    np = pytest.importorskip("numpy")  # training needs the `train` extra
+    pytest.importorskip("sklearn")
+    from scrapy_detemplate.methods.forest import Forest
+    from scrapy_detemplate.train_combined import fit
+
+    rng = np.random.default_rng(0)
+    xs = rng.random((400, len(FEATURES)))
+    ys = [int(row[0] + row[3] * row[5] > 0.8) for row in xs]
+    model = fit(xs.tolist(), ys, [1.0 + row[1] for row in xs], trees=12, leaves=7)
+    forest = Forest(model)
+    probability = forest.compiled()
+    assert len(forest.trees) == 12 and forest.features == FEATURES
+    low, high = [0.95] + [0.0] * (len(FEATURES) - 1), [0.0] * len(FEATURES)
+    assert probability(low) > 0.5 > probability(high)
+    assert all(abs(probability(list(row)) - forest.probability(list(row))) < 1e-12 for row in xs[:50])

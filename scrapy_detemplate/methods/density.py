@@ -10,6 +10,12 @@ well-known observations are turned into numbers for each visible line:
   container and its siblings scoring at least a fifth of it are "chosen".
 * **Boilerplate lines look different**: short, mostly link text, in lists and
   navigation, under class/id words such as ``nav``, ``footer``, ``related``.
+* **A line is read in its context**: the block it sits in (its nearest
+  non-inline element: share of the page's text, link density, how many of the
+  page's lines it holds and how sentence-like they are), what lies between it
+  and the chosen container (class/id words, depth), and where it stands in the
+  page's text (before, inside or after the container).  These are relative to
+  the page, so they carry over to sites the model has never seen.
 
 Features are plain floats; :data:`FEATURES` names them.  Site-level evidence
 (document frequencies, the Sandwich LCS) is appended by the caller.
@@ -48,6 +54,12 @@ _TAG_PRIOR = {
 _PARAGRAPHS = ("p", "pre", "td", "blockquote", "dd", "li", "div")
 _DIV_BLOCKS = frozenset({"p", "div", "table", "ul", "ol", "pre", "blockquote", "section", "article"})
 _TOKEN = re.compile(r"\w+")
+#: Tags that do not start a block: a line's block is its nearest ancestor-or-self not among them.
+_INLINE = frozenset({
+    "a", "span", "b", "i", "em", "strong", "font", "small", "big", "u", "s", "sup", "sub", "code", "tt", "abbr",
+    "acronym", "cite", "q", "label", "time", "mark", "br", "img",
+})  # fmt: skip
+_SENTENCE_END = ".!?\"'”"
 
 #: Tags whose presence among a line's ancestors (and as its own element) are features.
 TAGS = (
@@ -65,18 +77,38 @@ FEATURES = (
     *(f"under_{t}" for t in TAGS), *(f"own_{t}" for t in TAGS),
     "title_share", "title_cover", "lines_before_container", "lines_after_container",
     "just_before_container", "near_before_container", "window_log_chars", "window_link_density",
+    "boiler_below_container", "content_below_container", "depth_below_container", "block_share",
+    "block_link_density", "block_lines", "block_sentence_share", "block_mean_log_chars", "rel_log_chars",
+    "chars_before_share", "container_share", "after_container_share", "block_in_container",
 )  # fmt: skip
 
 
 def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float], set[etree._Element]]:
-    """Score candidate containers; return the scores and the chosen containers.
+    """Score candidate containers; return the scores and the chosen containers."""
+    body = find_body(root)
+    if body is None:
+        return {}, set()
+    scores, chosen, _ = _containers(body)
+    return scores, chosen
+
+
+class _Measures:
+    """Per element of the body: visible characters and link characters."""
+
+    __slots__ = ("chars", "links")
+
+    def __init__(self, chars: dict[etree._Element, int], links: dict[etree._Element, int]) -> None:
+        self.chars, self.links = chars, links
+
+
+def _containers(
+    body: etree._Element,
+) -> tuple[dict[etree._Element, float], set[etree._Element], _Measures]:
+    """The container scores, the chosen containers and the measures they came from.
 
     One bottom-up pass first measures every element's visible characters,
     commas and link characters (text of script, style and the like excluded).
     """
-    body = find_body(root)
-    if body is None:
-        return {}, set()
     chars: dict[etree._Element, int] = {}
     commas: dict[etree._Element, int] = {}
     links: dict[etree._Element, int] = {}
@@ -112,15 +144,16 @@ def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float],
     for el, score in raw.items():
         total = chars.get(el, 0)
         scores[el] = score * (1 - links.get(el, 0) / total) if total else 0.0
+    measures = _Measures(chars, links)
     if not scores:
-        return scores, set()
+        return scores, set(), measures
     best = max(scores, key=scores.__getitem__)
     chosen = {best}
     parent = best.getparent()
     if parent is not None:
         floor = max(10.0, scores[best] * 0.2)
         chosen.update(s for s in parent if s is not best and scores.get(s, -1e9) >= floor)
-    return scores, chosen
+    return scores, chosen, measures
 
 
 def _class_weight(el: etree._Element) -> int:
@@ -133,17 +166,26 @@ def _class_weight(el: etree._Element) -> int:
     return weight
 
 
+_Info = tuple[frozenset[str], int, int, bool, float, int, int, int, int, "etree._Element | None"]
+_NO_INFO: _Info = (frozenset(), 0, 0, False, 0.0, 0, 0, 0, 0, None)
+
+
 class _Ancestry:
-    """Per element, what its ancestors say (memoised top-down, no recursion)."""
+    """Per element, what its ancestors say (memoised top-down, no recursion).
 
-    __slots__ = ("best", "chosen", "info", "scores")
+    For an element: the tags on its path, class/id boilerplate and content words,
+    whether it is inside a chosen container, the best container score above it,
+    its depth, the boilerplate words, content words and depth counted below the
+    chosen container only, and its block (nearest non-inline ancestor-or-self).
+    """
 
-    def __init__(self, scores: dict[etree._Element, float], chosen: set[etree._Element], best: float) -> None:
-        self.scores, self.chosen, self.best = scores, chosen, best
-        # element -> (tags, boiler words, content words, in chosen container, best ancestor score, depth)
-        self.info: dict[etree._Element, tuple[frozenset[str], int, int, bool, float, int]] = {}
+    __slots__ = ("chosen", "info", "scores")
 
-    def of(self, el: etree._Element) -> tuple[frozenset[str], int, int, bool, float, int]:
+    def __init__(self, scores: dict[etree._Element, float], chosen: set[etree._Element]) -> None:
+        self.scores, self.chosen = scores, chosen
+        self.info: dict[etree._Element, _Info] = {}
+
+    def of(self, el: etree._Element) -> _Info:
         known = self.info.get(el)
         if known is not None:
             return known
@@ -152,18 +194,30 @@ class _Ancestry:
         while node is not None and node not in self.info:
             chain.append(node)
             node = node.getparent() if node.tag != "body" else None
-        above = self.info[node] if node is not None else (frozenset(), 0, 0, False, 0.0, 0)
+        above = self.info[node] if node is not None else _NO_INFO
         for node in reversed(chain):
-            tags, boiler, content, inside, near, depth = above
+            tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block = above
             tag = node.tag if isinstance(node.tag, str) else ""
             words = f"{node.get('class') or ''} {node.get('id') or ''}"
+            is_boiler = 1 if _BOILER.search(words) else 0
+            is_content = 1 if _CONTENT.search(words) else 0
+            if node in self.chosen:
+                boiler_below = content_below = depth_below = 0
+            elif inside:
+                boiler_below, content_below, depth_below = (
+                    boiler_below + is_boiler, content_below + is_content, depth_below + 1
+                )  # fmt: skip
             above = (
                 tags | {tag},
-                boiler + (1 if _BOILER.search(words) else 0),
-                content + (1 if _CONTENT.search(words) else 0),
+                boiler + is_boiler,
+                content + is_content,
                 inside or node in self.chosen,
                 max(near, self.scores.get(node, 0.0)),
                 depth + 1,
+                boiler_below,
+                content_below,
+                depth_below,
+                block if tag in _INLINE and block is not None else node,
             )
             self.info[node] = above
         return above
@@ -171,11 +225,17 @@ class _Ancestry:
 
 def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
     """One feature vector per line (see :data:`FEATURES`)."""
-    scores, chosen = container_scores(root)
+    body = find_body(root)
+    if body is None:
+        scores: dict[etree._Element, float] = {}
+        chosen: set[etree._Element] = set()
+        measures = _Measures({}, {})
+    else:
+        scores, chosen, measures = _containers(body)
     best = max((scores[c] for c in chosen), default=0.0)
-    ancestry = _Ancestry(scores, chosen, best)
+    ancestry = _Ancestry(scores, chosen)
     title_tokens = set(_TOKEN.findall(title.lower()))
-    per_line = []
+    per_line: list[tuple[_Info, str, float]] = []
     for line in lines:
         link = 0
         total = 0
@@ -192,15 +252,31 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
             total += piece
             if "a" in info[0]:
                 link += piece
-        per_line.append((owner_info or (frozenset(), 0, 0, False, 0.0, 0), own_tag, link / total if total else 0.0))
+        per_line.append((owner_info or _NO_INFO, own_tag, link / total if total else 0.0))
     n = len(lines)
     inside_at = [i for i, (info, _, _) in enumerate(per_line) if info[3]]
     first_in, last_in = (inside_at[0], inside_at[-1]) if inside_at else (n, -1)
     log_chars = [math.log1p(len(line.text)) for line in lines]
+    max_log_chars = max(log_chars, default=0.0)
     links = [p[2] for p in per_line]
+    # Lines per block: count, sentence-like ones, summed log length.
+    blocks: dict[etree._Element | None, list[float]] = {}
+    for line, (info, _, _), size in zip(lines, per_line, log_chars, strict=True):
+        stat = blocks.setdefault(info[9], [0, 0, 0.0])
+        stat[0] += 1
+        stat[1] += 1 if line.text[-1:] in _SENTENCE_END else 0
+        stat[2] += size
+    chars_of, links_of = measures.chars, measures.links
+    body_chars = max(1, chars_of.get(body, 0)) if body is not None else 1
+    container_share = sum(chars_of.get(c, 0) for c in chosen) / body_chars
+    line_chars = [len(line.text) for line in lines]
+    page_chars = sum(line_chars) or 1
+    cumulative = [0] * (n + 1)
+    for i, size in enumerate(line_chars):
+        cumulative[i + 1] = cumulative[i] + size
     features = []
     for i, (line, (info, own_tag, link_density)) in enumerate(zip(lines, per_line, strict=True)):
-        tags, boiler, content, inside, near, depth = info
+        tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block = info
         text = line.text
         tokens = _TOKEN.findall(text.lower())
         words = len(tokens)
@@ -217,12 +293,15 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
         before = first_in - i if i < first_in else 0
         after = i - last_in if i > last_in else 0
         lo, hi = max(0, i - 3), min(n, i + 4)
+        block_count, block_sentences, block_log_chars = blocks[block]
+        block_chars = chars_of.get(block, 0) if block is not None else 0
+        parent = block.getparent() if block is not None else None
         features.append(
             [
                 log_chars[i],
                 math.log1p(words),
                 link_density,
-                1.0 if text[-1:] in ".!?\"'”" else 0.0,
+                1.0 if text[-1:] in _SENTENCE_END else 0.0,
                 text.count(",") / max(1, words),
                 i / max(1, n - 1),
                 min(boiler, 3) / 3,
@@ -241,6 +320,19 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
                 1.0 if 0 < before <= 3 else 0.0,
                 sum(log_chars[lo:hi]) / (hi - lo),
                 sum(links[lo:hi]) / (hi - lo),
+                min(boiler_below, 3) / 3 if inside else -1.0,
+                min(content_below, 3) / 3 if inside else -1.0,
+                min(depth_below, 15) / 15 if inside else -1.0,
+                block_chars / body_chars,
+                links_of.get(block, 0) / block_chars if block is not None and block_chars else 0.0,
+                math.log1p(block_count),
+                block_sentences / block_count,
+                block_log_chars / block_count,
+                log_chars[i] - max_log_chars,
+                cumulative[i] / page_chars,
+                container_share,
+                (cumulative[i] - cumulative[last_in + 1]) / page_chars if i > last_in >= 0 else 0.0,
+                1.0 if block is not None and (block in chosen or parent in chosen) else 0.0,
             ]
         )
     return features

@@ -4,7 +4,7 @@ A model is ``{"features": [...], "base": b, "rate": r, "trees": [tree, ...]}``
 where each tree is ``{"feature": [...], "threshold": [...], "left": [...],
 "right": [...], "value": [...]}`` (node arrays; ``left == -1`` marks a leaf).
 The score is ``sigmoid(base + rate * sum(tree value at the sample's leaf))``,
-as scikit-learn's binary ``GradientBoostingClassifier`` computes it; training
+as scikit-learn's binary gradient boosting classifiers compute it; training
 (``scrapy_detemplate.train_combined``) needs scikit-learn, scoring does not.
 """
 
@@ -50,7 +50,9 @@ class Forest:
         indexes, ``float`` thresholds and values, written with ``repr``), so a
         model file cannot inject code.
         """
-        lines = ["def total(x):", f"    t = {self.base!r}"]
+        # The row is unpacked into locals once: a local is cheaper to read than x[i].
+        names = ", ".join(f"x{i}" for i in range(len(self.features)))
+        lines = ["def total(x):", f"    {names}, = x", f"    t = {self.base!r}"]
         for feature, threshold, left, right, value in self.trees:
             # Depth first without recursion: ("node", id, indent) or ("else", -, indent).
             stack: list[tuple[str, int, int]] = [("node", 0, 1)]
@@ -62,7 +64,7 @@ class Forest:
                 elif left[node] == -1:
                     lines.append(f"{pad}t += {self.rate * value[node]!r}")
                 else:
-                    lines.append(f"{pad}if x[{int(feature[node])}] <= {float(threshold[node])!r}:")
+                    lines.append(f"{pad}if x{int(feature[node])} <= {float(threshold[node])!r}:")
                     stack += [("node", right[node], indent + 1), ("else", -1, indent), ("node", left[node], indent + 1)]
         source = "\n".join(lines) + "\n    return t\n"
         namespace: dict[str, Any] = {}
