@@ -77,7 +77,7 @@ def test_decisive_evidence_overrides_the_trees():
 
 
 def test_exported_trees_give_the_classifiers_own_probabilities():
-    np = pytest.importorskip("numpy")  # training needs the `train` extra
+    np = pytest.importorskip("numpy")  # in the test and train extras
     pytest.importorskip("sklearn")
     from scrapy_detemplate.methods.forest import Forest
     from scrapy_detemplate.train_combined import fit
