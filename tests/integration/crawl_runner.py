@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy
-from scrapy.crawler import CrawlerProcess
+from scrapy.crawler import Crawler, CrawlerProcess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "example_project"))
 
@@ -46,18 +46,27 @@ class ListSpider(scrapy.Spider):
         }
 
 
-def main() -> None:
-    job = json.loads(sys.argv[1])
-    out = Path(job["out"])
-    settings = {
+def crawl_settings(out: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """Quiet local-crawl settings, items to ``out/items.jsonl`` through a real feed, then ``settings``."""
+    return {
         "LOG_LEVEL": "INFO",
         "TELNETCONSOLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,
         "FEED_EXPORT_ENCODING": "utf-8",
         "FEEDS": {str(out / "items.jsonl"): {"format": "jsonlines"}},
-        **job.get("settings", {}),
+        **settings,
     }
-    process = CrawlerProcess(settings)
+
+
+def write_stats(crawler: Crawler, out: Path) -> None:
+    stats = {k: v for k, v in crawler.stats.get_stats().items() if isinstance(v, (int, float, str))}
+    (out / "stats.json").write_text(json.dumps(stats, indent=1))
+
+
+def main() -> None:
+    job = json.loads(sys.argv[1])
+    out = Path(job["out"])
+    process = CrawlerProcess(crawl_settings(out, job.get("settings", {})))
     if "urls" in job:
         crawler = process.create_crawler(ListSpider)
         process.crawl(crawler, urls=job["urls"])
@@ -65,8 +74,7 @@ def main() -> None:
         crawler = process.create_crawler(SiteSpider)
         process.crawl(crawler, start_url=job["start_url"])
     process.start()
-    stats = {k: v for k, v in crawler.stats.get_stats().items() if isinstance(v, (int, float, str))}
-    (out / "stats.json").write_text(json.dumps(stats, indent=1))
+    write_stats(crawler, out)
 
 
 if __name__ == "__main__":

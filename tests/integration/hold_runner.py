@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy
+from crawl_runner import crawl_settings, write_stats  # this folder is the script's
 from scrapy.crawler import CrawlerProcess
 
 
@@ -54,21 +55,11 @@ class HoldSpider(scrapy.Spider):
 def main() -> None:
     job = json.loads(sys.argv[1])
     out = Path(job["out"])
-    settings = {
-        "LOG_LEVEL": "INFO",
-        "TELNETCONSOLE_ENABLED": False,
-        "ROBOTSTXT_OBEY": False,
-        "FEED_EXPORT_ENCODING": "utf-8",
-        "FEEDS": {str(out / "items.jsonl"): {"format": "jsonlines"}},
-        "ADDONS": {"scrapy_detemplate.Addon": 0},
-        **job.get("settings", {}),
-    }
-    process = CrawlerProcess(settings)
+    process = CrawlerProcess(crawl_settings(out, {"ADDONS": {"scrapy_detemplate.Addon": 0}, **job.get("settings", {})}))
     crawler = process.create_crawler(HoldSpider)
     process.crawl(crawler, urls=job["urls"], stop_url=job.get("stop_url", ""), wait_held=job.get("wait_held", 0))
     process.start()
-    stats = {k: v for k, v in crawler.stats.get_stats().items() if isinstance(v, (int, float, str))}
-    (out / "stats.json").write_text(json.dumps(stats, indent=1))
+    write_stats(crawler, out)
 
 
 if __name__ == "__main__":
