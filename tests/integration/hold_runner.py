@@ -19,8 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import scrapy
-from crawl_runner import crawl_settings, write_stats  # this folder is the script's
 from scrapy.crawler import CrawlerProcess
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script, or collected by pytest
+
+from crawl_runner import crawl_settings, write_stats
 
 
 class HoldSpider(scrapy.Spider):
