@@ -19,9 +19,9 @@ F1 are reported per corpus as ``scrapy-detemplate eval`` reports them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,13 +90,6 @@ def page_lines(
     return out
 
 
-def collect(
-    pages: Iterable[CorpusPage], config: DetemplateConfig | None = None
-) -> tuple[list[list[float]], list[int], list[float]]:
-    """Features, labels and weights (words) of every line, pages in crawl order."""
-    return _stack(page_lines(pages, config=config))
-
-
 def _stack(pages: Iterable[PageLines]) -> tuple[list[list[float]], list[int], list[float]]:
     xs: list[list[float]] = []
     ys: list[int] = []
@@ -114,16 +107,21 @@ def cross_validate(
     trees: int = 80,
     leaves: int = 31,
     config: DetemplateConfig | None = None,
+    split: int = 0,
 ) -> dict[str, Summary]:
-    """Out-of-fold content scores per corpus, sites split into ``folds`` folds (by a hash of their name)."""
+    """Out-of-fold content scores per corpus, sites split into ``folds`` folds by a hash
+    of their name; ``split`` numbers other splits of the same sites."""
     config = config or DetemplateConfig()
-    fold_of = {(p.corpus, p.site): zlib.crc32(f"{p.corpus}/{p.site}".encode()) % folds for p in pages}
+    fold_of = {(p.corpus, p.site): _fold(f"{split}/{p.corpus}/{p.site}", folds) for p in pages}
     summaries: dict[str, Summary] = {}
     for fold in range(folds):
         held_out = [p for p in pages if fold_of[(p.corpus, p.site)] == fold]
         if not held_out:
             continue
-        probability = Forest(fit(*_stack(p for p in pages if fold_of[(p.corpus, p.site)] != fold), trees, leaves))
+        xs, ys, ws = _stack(p for p in pages if fold_of[(p.corpus, p.site)] != fold)
+        if not xs:
+            raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
+        probability = Forest(fit(xs, ys, ws, trees, leaves))
         scorer = probability.compiled()
         for page in held_out:
             text = page.visible
@@ -133,6 +131,11 @@ def cross_validate(
                     text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
             summaries.setdefault(page.corpus, Summary()).add(page.site, score_page(text, page.gold, page.visible))
     return summaries
+
+
+def _fold(site: str, folds: int) -> int:
+    """A site's fold: a hash of its name, the same in every run and process."""
+    return int.from_bytes(hashlib.blake2b(site.encode("utf-8"), digest_size=8).digest(), "little") % folds
 
 
 def fit(
@@ -188,6 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("manifests", nargs="+")
     parser.add_argument("-o", "--output", help="where to write the model")
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="cross-validate over K folds of sites instead")
+    parser.add_argument("--splits", type=int, default=1, help="with --cv: this many different splits of the sites")
     parser.add_argument("--trees", type=int, default=80)
     parser.add_argument("--leaves", type=int, default=31)
     args = parser.parse_args(argv)
@@ -197,9 +201,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for manifest in args.manifests:
         pages += page_lines(read_manifest(manifest), corpus=Path(manifest).name.split(".")[0])
     if args.cv:
-        for corpus, summary in cross_validate(pages, args.cv, args.trees, args.leaves).items():
+        rows: dict[str, list[tuple[str, dict[str, float]]]] = {}
+        for split in range(args.splits):
+            for corpus, summary in cross_validate(pages, args.cv, args.trees, args.leaves, split=split).items():
+                rows.setdefault(corpus, []).append((f"combined, split {split}", summary.macro()))
+        for corpus, table in rows.items():
+            if len(table) > 1:
+                table.append(("mean", {k: sum(m[k] for _, m in table) / len(table) for k in table[0][1]}))
             print(f"{corpus}: sites never seen in training ({args.cv} folds of sites), site-macro")
-            print(format_table([("combined", summary.macro())]))
+            print(format_table(table))
         return 0
     xs, ys, ws = _stack(pages)
     model = fit(xs, ys, ws, args.trees, args.leaves)

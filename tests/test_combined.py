@@ -92,3 +92,28 @@ def test_exported_trees_give_the_classifiers_own_probabilities():
     low, high = [0.95] + [0.0] * (len(FEATURES) - 1), [0.0] * len(FEATURES)
     assert probability(low) > 0.5 > probability(high)
     assert all(abs(probability(list(row)) - forest.probability(list(row))) < 1e-12 for row in xs[:50])
+
+
+def test_cross_validation_scores_every_corpus_on_sites_left_out_of_training():
+    pytest.importorskip("sklearn")
+    from scrapy_detemplate.train_combined import PageLines, cross_validate
+
+    story = "the council met on tuesday and the vote on the bridge passed after a long debate"
+    menu = ["home", "news", "sport", "weather"]
+
+    def page(corpus: str, site: str, n: int) -> PageLines:
+        texts = [*menu, f"{story} number {n}"]
+        rows = []
+        for text in texts:
+            row = [0.0] * len(FEATURES)
+            row[FEATURES.index("log_words")] = float(len(text.split()))
+            row[FEATURES.index("in_container")] = 1.0 if text not in menu else 0.0
+            rows.append(row)
+        return PageLines(corpus, site, rows, [0, 0, 0, 0, 1], [1.0] * 4 + [17.0], texts, texts[-1], "\n".join(texts))
+
+    pages = [page(c, f"{c}-site{s}", n) for c in ("a", "b") for s in range(4) for n in range(10)]  # leaves need 20 rows
+    scores = cross_validate(pages, folds=2, trees=40, leaves=3)
+    assert set(scores) == {"a", "b"}
+    for summary in scores.values():
+        macro = summary.macro()
+        assert macro["f1"] == 1.0 and macro["removal"] == 1.0
