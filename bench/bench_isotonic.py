@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import lxml.html
+from _results import write_result  # bench/, the script's folder
 
 from scrapy_detemplate._html import decode_html, keep_content_after_early_end
 from scrapy_detemplate.config import DetemplateConfig
@@ -101,9 +102,7 @@ def main(argv: list[str]) -> int:
     ]
     text = "\n".join(lines)
     print(text)
-    out = ROOT / "bench/results/isotonic.txt"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text + "\n", encoding="utf-8")
+    write_result("isotonic.txt", text)
     return 0
 
 

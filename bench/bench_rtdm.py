@@ -35,6 +35,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import lxml.html
+from _results import write_result  # bench/, the script's folder
 
 from scrapy_detemplate._html import decode_html, find_body, keep_content_after_early_end, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig
@@ -231,7 +232,7 @@ def main(argv: list[str]) -> None:
     print("\n".join(lines))
     if manifests == MANIFESTS:
         name = "rtdm_paper_f1.txt" if paper else "rtdm.txt"
-        (ROOT / "bench/results" / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_result(name, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import lxml.html
+from _results import write_result  # bench/, the script's folder
 
 from scrapy_detemplate._html import decode_html, keep_content_after_early_end, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig
@@ -106,9 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     text = "\n".join(out)
     print(text)
-    results = HERE / "results"
-    results.mkdir(exist_ok=True)
-    (results / "segments.txt").write_text(text + "\n", encoding="utf-8")
+    write_result("segments.txt", text)
     return 0
 
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from statistics import median, quantiles
 
 import lxml.html
+from _results import write_result  # bench/, the script's folder
 
 from scrapy_detemplate._html import decode_html, find_body, parse_html
 from scrapy_detemplate.config import DetemplateConfig
@@ -102,9 +102,7 @@ def main(argv: list[str]) -> int:
         lines.append(f"{name:<12} {median(ratios):8.2f} {quantiles(ratios, n=10)[-1]:8.2f}")
     text = "\n".join(lines)
     print(text)
-    results = Path(__file__).parent / "results"
-    results.mkdir(exist_ok=True)
-    (results / "tps.txt").write_text(text + "\n", encoding="utf-8")
+    write_result("tps.txt", text)
     return 0
 
 

@@ -48,6 +48,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _results import write_result  # bench/, the script's folder
+
 from scrapy_detemplate.methods.segments import LogisticExpiry, SegmentTable, pack_table
 
 HERE = Path(__file__).resolve().parent
@@ -246,9 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     out += generated_stream("long", args.pages, args.long_sites, page_bytes, args.seed + 1)
     text = "\n".join(out)
     print(text)
-    results = HERE / "results"
-    results.mkdir(exist_ok=True)
-    (results / "memory_segments.txt").write_text(text + "\n", encoding="utf-8")
+    write_result("memory_segments.txt", text)
     return 0
 
 

@@ -20,8 +20,9 @@ Figures also go to ``bench/results/tps_quality.txt``.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from statistics import mean
+
+from _results import write_result  # bench/, the script's folder
 
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
@@ -89,9 +90,7 @@ def main(argv: list[str]) -> int:
             print(out[-1], flush=True)
         out.append("")
     text = "\n".join(out)
-    results = Path(__file__).parent / "results"
-    results.mkdir(exist_ok=True)
-    (results / "tps_quality.txt").write_text(text + "\n", encoding="utf-8")
+    write_result("tps_quality.txt", text)
     return 0
 
 

@@ -51,7 +51,7 @@ from scrapy_detemplate.methods.rtdm import (
     text_leaves,
 )
 from scrapy_detemplate.runners.base import NoRemoval, ParsedPage, Runner, Verdict
-from scrapy_detemplate.store import StateStore
+from scrapy_detemplate.store import SiteLocking, StateStore
 
 NAMESPACE = "rtdm"
 _VERSION = 1
@@ -166,8 +166,8 @@ class RtdmRunner:
             return True
 
     def _locked(self, site: str) -> AbstractContextManager[object]:
-        locked = getattr(self._store, "locked", None)  # a shared store (Redis): one process at a time
-        return locked(site) if callable(locked) else nullcontext()
+        """The site's lock in a shared store (as :class:`~scrapy_detemplate.state.LockedRunner` takes it for run)."""
+        return self._store.locked(site) if isinstance(self._store, SiteLocking) else nullcontext()
 
     # -- learning ----------------------------------------------------------
 
