@@ -17,6 +17,11 @@ decoded page, and
   template lines and elements.  Not timed: the parse, the page's visible lines
   (the engine computes them for every method), the state store's get and set,
   and rendering the clean page (the engine's, the same for every method).
+  The removal includes :class:`~scrapy_detemplate.methods.rtdm.Recall`: whole
+  subtrees of earlier pages of the site are recognised, not walked again;
+* compile: turning a learned template into the form the removal walks
+  (``LabelTree.compiled``), once per template and process, timed apart (as a
+  ratio to the parse of the page it was first applied to).
 
 Prints medians (and the 90th percentile) of the ratios and writes them to
 ``bench/results/rtdm.txt``.  ``--paper-f1`` adds the paper's own measure
@@ -86,7 +91,7 @@ def pages_by_site(manifests: list[Path]) -> dict[str, list[tuple[str, str]]]:
 
 
 def bench(sites: dict[str, list[tuple[str, str]]], samples: int = REMOVAL_SAMPLES[0]) -> list[str]:
-    learn, removal, pairs_ms, remove_ms, sizes = [], [], [], [], []
+    learn, removal, pairs_ms, remove_ms, sizes, compile_ = [], [], [], [], [], []
     skipped = 0
     for pages in sites.values():
         previous: LabelTree | None = None
@@ -118,6 +123,8 @@ def bench(sites: dict[str, list[tuple[str, str]]], samples: int = REMOVAL_SAMPLE
                 continue
             template = finder.current
             assert template is not None
+            if template._compiled is None:
+                compile_.append(clock(template.compiled)[1] / parse)
             slots = [line.slots for line in visible_lines(root)]
             _, seconds = clock(apply_templates, [template], body, slots, MATCH)
             removal.append(seconds / parse)
@@ -129,6 +136,8 @@ def bench(sites: dict[str, list[tuple[str, str]]], samples: int = REMOVAL_SAMPLE
         f"{'step':<34} {'median x parse':>15} {'p90 x parse':>12} {'median ms':>10}",
         f"{'learn (tree + ExtractSubTree pair)':<34} {statistics.median(learn):>15.2f} "
         f"{_p90(learn):>12.2f} {statistics.median(pairs_ms):>10.2f}",
+        f"{f'compile, MaxPages {samples} (per template)':<34} {statistics.median(compile_):>15.3f} "
+        f"{_p90(compile_):>12.3f}",
         f"{f'remove, MaxPages {samples} (see below)':<34} {statistics.median(removal):>15.3f} "
         f"{_p90(removal):>12.3f} {statistics.median(remove_ms):>10.3f}",
         "remove = apply_templates: find the site's template(s) in the parsed page, pick the best, template "
@@ -225,6 +234,7 @@ def main(argv: list[str]) -> None:
         lines.extend(bench(sites))
         for samples in REMOVAL_SAMPLES[1:]:
             more = bench(sites, samples)
+            lines.append(more[-3])  # compile
             lines.append(f"{more[-2]}   ({more[0].split(', ')[3]})")
         if paper:
             for mp in (2, 5, 10, 25):

@@ -25,7 +25,9 @@ the template's, it proves so by tag, raw id/class and stripped text against
 the template's :class:`Compiled` form, without building labels.  Located text
 leaves are template text; located subtrees with nothing unlocated below them
 are template elements; everything else, and every ancestor of it, stays.
-:func:`_locate_reference` is the same walk written plainly.
+:func:`_locate_reference` is the same walk written plainly.  On later pages
+of a site, a subtree with the same text and shape as one found whole before
+under the same template node is taken whole without a walk (:class:`Recall`).
 
 Labels (why): an element is ``tag#id.class`` with digit runs folded to ``0``
 (ids such as ``post-1234`` name the same template slot on every page; the
@@ -64,6 +66,11 @@ _DIGITS = re.compile(r"\d+")
 TEXT = "\x00"
 #: Texts longer than this are labeled by a prefix and a digest of the whole.
 MAX_TEXT_LABEL = 120
+#: :func:`find` recalls page subtrees found whole with at least this many
+#: located nodes (a smaller one is walked as fast as it is fingerprinted) ...
+RECALL_MIN_NODES = 8
+#: ... and keeps this many fingerprints per template node (the latest).
+RECALL_PER_NODE = 4
 
 # Operations of a backtracking record (Figure 3, lines 41-44).
 DELETE, INSERT, REPLACE, IDENT, NOOP = 1, 2, 3, 4, 5
@@ -123,6 +130,30 @@ def child_items(el: etree._Element) -> list[Item]:
         tail = child.tail
         if tail and not tail.isspace():
             items.append((text_label(" ".join(tail.split())), child, True))
+    return items
+
+
+#: The label :func:`_candidate_items` gives an item no template child can match.
+_NO_MATCH = "\x01"
+
+
+def _candidate_items(el: etree._Element, tags: frozenset[str], kinds: bytes) -> list[Item]:
+    """:func:`child_items`, but an element whose tag no template child has, or any
+    text when no template child is text, gets the label :data:`_NO_MATCH` instead
+    of its own: it cannot be matched either way, and the alignment (which reads
+    only which labels are equal) is the same."""
+    texts = any(kinds)
+    items: list[Item] = []
+    text = el.text
+    if text and not text.isspace():
+        items.append((text_label(" ".join(text.split())) if texts else _NO_MATCH, el, False))
+    for child in el:
+        tag = child.tag
+        if isinstance(tag, str) and tag not in SKIP_TAGS:
+            items.append((element_label(child) if tag in tags else _NO_MATCH, child, None))
+        tail = child.tail
+        if tail and not tail.isspace():
+            items.append((text_label(" ".join(tail.split())) if texts else _NO_MATCH, child, True))
     return items
 
 
@@ -479,6 +510,8 @@ class Compiled:
     (``attrs``; ``None`` when the label cannot be read back that way).  A page
     child is then compared by tag and raw attributes, or by its stripped text,
     without building its label.  Built once per template (:meth:`LabelTree.compiled`).
+
+    ``recall`` is what earlier walks located under template nodes (:func:`find`).
     """
 
     kids: list[tuple[int, ...]]
@@ -486,7 +519,9 @@ class Compiled:
     kinds: list[bytes]
     texts: list[tuple[str, ...]]
     attrs: list[tuple[tuple[str, str | None, str | None] | None, ...]]
+    tags: list[frozenset[str]]
     text_leaves: int
+    recall: Recall = field(default_factory=lambda: Recall())
 
     @classmethod
     def of(cls, tree: LabelTree) -> Compiled:
@@ -499,11 +534,46 @@ class Compiled:
             kinds,
             [tuple(labels[c][1:] for c in cs) for cs in kids],
             [tuple(None if labels[c].startswith(TEXT) else _attrs(labels[c]) for c in cs) for cs in kids],
+            [frozenset(_tag(labels[c]) for c in cs if not labels[c].startswith(TEXT)) for cs in kids],
             sum(1 for label in labels if label.startswith(TEXT)),
         )
 
 
 _ELEMENT, _TEXT, _DIGEST = 0, 1, 2
+
+
+@dataclass(slots=True)
+class Recall:
+    """Page subtrees that earlier walks of one template found whole, by template node.
+
+    A page subtree under a template node is *whole* when the walk located
+    everything in it: a menu, a footer, a block of links.  When a later page
+    has, under the same template node, a subtree with the same
+    :func:`fingerprint` (the same number of nodes and the same text),
+    :func:`find` takes it whole without walking it: two C calls instead of a
+    walk in Python.  This is what makes removal cheap on a site whose header,
+    menus and footer repeat from page to page.
+
+    Recall is a rule of its own, not a cache of the walk: it looks at text
+    and shape, not at tags, ids and classes.  A repeated block whose every
+    text is the template's is template even when, say, its current menu entry
+    now carries ``class="active"`` (the walk, which compares labels, would
+    keep that entry).  Where recall does not apply, the walk decides.
+
+    Only the outermost whole subtrees of a walk are fingerprinted (after the
+    walk), and during a walk only under template nodes kept here, so a walk
+    reads each page node at most a few times in C.  A node whose subtree is
+    found not whole is dropped.  Bounded: :data:`RECALL_PER_NODE`
+    fingerprints per template node, each with its located node and text-leaf
+    counts; a template is bounded in nodes.
+    """
+
+    whole: dict[int, dict[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
+
+
+def _tag(label: str) -> str:
+    """The tag of an element label."""
+    return label[: min((i for i in (label.find("#"), label.find(".")) if i >= 0), default=len(label))]
 
 
 def _kind(label: str) -> int:
@@ -567,12 +637,19 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
     at: linear in the page for templates whose fan-out fits a machine word
     (bit-parallel LCS).  :func:`_locate_reference` is the same walk written
     plainly (labels of every child, then the LCS); the tests hold them equal.
+
+    Under a template node where an earlier page had a whole subtree, the page
+    subtree is first fingerprinted; with that subtree's fingerprint, it is
+    taken whole, unwalked (:class:`Recall`).  Where the page's children are
+    not the template's, those with a tag no template child has are not
+    labeled (:func:`_candidate_items`).
     """
     if not len(template) or template.labels[0] != root_label(body):
         return None
     compiled = template.compiled()
     kids_of, labels_of, kinds_of = compiled.kids, compiled.labels, compiled.kinds
-    texts_of, attrs_of = compiled.texts, compiled.attrs
+    texts_of, attrs_of, tags_of = compiled.texts, compiled.attrs, compiled.tags
+    known = compiled.recall.whole
     skip = SKIP_TAGS
     get = etree._Element.get  # unbound: cheaper than the bound method lookup
     text_of: set[etree._Element] = set()
@@ -582,7 +659,16 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
     elements: list[etree._Element] = []
     parents: list[int] = []
     full = bytearray()  # every child item of the page element was matched
+    # Per visit: its template node, the nodes and text leaves it located (then
+    # its subtree's); the visits whose subtree was fingerprinted and walked, and
+    # those fingerprinted and recalled.
+    tnodes: list[int] = []
+    own_nodes: list[int] = []
+    own_texts: list[int] = []
+    walked: dict[int, tuple[int, int]] = {}
+    recalled: set[int] = set()
     new_element, new_parent, new_full = elements.append, parents.append, full.append
+    new_tnode, new_nodes, new_texts = tnodes.append, own_nodes.append, own_texts.append
     stack: list[tuple[int, etree._Element, int]] = [(0, body, -1)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -590,7 +676,23 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
         visit = len(parents)
         new_parent(parent)
         new_element(el)
+        new_tnode(t)
         kids = kids_of[t]
+        if t in known:
+            key = fingerprint(el)
+            counts = known[t].get(key)
+            if counts is not None:
+                nodes += counts[0]
+                texts += counts[1]
+                new_nodes(counts[0])
+                new_texts(counts[1])
+                # Every text below is located (and blank ones are never asked about).
+                text_of.update(el.iter())
+                tail_of.update(el.iterdescendants())
+                recalled.add(visit)
+                new_full(1)
+                continue
+            walked[visit] = key
         text = el.text
         if not kids:  # a template leaf: the page element is whole if it has no child items
             whole = 0 if text and not text.isspace() else 1
@@ -601,6 +703,8 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
                     if (isinstance(tag, str) and tag not in skip) or (tail and not tail.isspace()):
                         whole = 0
                         break
+            new_nodes(0)
+            new_texts(0)
             new_full(whole)
             continue
         kinds, keys, attrs, n = kinds_of[t], texts_of[t], attrs_of[t], len(kids)
@@ -654,8 +758,10 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
             nodes += n
             if own:
                 text_of.add(el)
-                texts += 1
+                added += 1
             texts += added
+            new_nodes(n)
+            new_texts(added)
             new_full(1)
             continue
         # Otherwise align by labels; undo what the comparison recorded first
@@ -663,30 +769,57 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
         del stack[mark:]
         if added:
             tail_of.difference_update(el)
-        items = child_items(el)
+        items = _candidate_items(el, tags_of[t], kinds_of[t])
         matched = _lcs_pairs(labels_of[t], [item[0] for item in items]) if items else []
+        added = 0
         for k, h in matched:
             _, page_el, is_tail = items[h]
-            nodes += 1
             if is_tail is None:
                 push((kids[k], page_el, visit))
             else:
-                texts += 1
+                added += 1
                 (tail_of if is_tail else text_of).add(page_el)
+        nodes += len(matched)
+        texts += added
+        new_nodes(len(matched))
+        new_texts(added)
         new_full(len(matched) == len(items))
     # Children are numbered after their parents: backwards, they come first.
     count = len(parents)
     uncovered = [0] * count  # located element children that are not whole
     covered = bytearray(count)
     for visit in range(count - 1, 0, -1):
+        parent = parents[visit]
+        own_nodes[parent] += own_nodes[visit]  # now the subtree's counts
+        own_texts[parent] += own_texts[visit]
         if full[visit] and not uncovered[visit]:
             covered[visit] = 1
         else:
-            uncovered[parents[visit]] += 1
-    outermost = tuple(
-        elements[v] for v in range(1, count) if covered[v] and (parents[v] == 0 or not covered[parents[v]])
-    )
-    return Located(nodes, texts, text_of, tail_of, outermost)
+            uncovered[parent] += 1
+    outer = [v for v in range(1, count) if covered[v] and not covered[parents[v]]]
+    for visit in walked:  # fingerprinted, not recalled: is it still whole?
+        if not covered[visit]:
+            known.pop(tnodes[visit], None)
+    for visit in outer:
+        if own_nodes[visit] < RECALL_MIN_NODES or (visit in recalled):
+            continue
+        key = walked.get(visit) or fingerprint(elements[visit])
+        seen = known.setdefault(tnodes[visit], {})
+        if len(seen) >= RECALL_PER_NODE:
+            del seen[next(iter(seen))]
+        seen[key] = (own_nodes[visit], own_texts[visit])
+    return Located(nodes, texts, text_of, tail_of, tuple(elements[v] for v in outer))
+
+
+_COUNT_NODES = etree.XPath("count(descendant::node())")
+
+
+def fingerprint(el: etree._Element) -> tuple[int, int]:
+    """A page subtree's number of nodes (elements, texts, comments) and a hash of
+    its text (its own tail left out); both read in C, for :class:`Recall`."""
+    count = _COUNT_NODES(el)
+    assert isinstance(count, float)  # XPath count() is a number
+    return int(count), hash(etree.tostring(el, method="text", encoding="utf-8", with_tail=False))
 
 
 def locate(template: LabelTree, body: etree._Element) -> list[tuple[int, etree._Element, bool | None]]:

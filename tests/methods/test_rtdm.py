@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import product
 from pathlib import Path
 
@@ -15,7 +17,9 @@ from scrapy_detemplate._html import decode_html, find_body, parse_html, visible_
 from scrapy_detemplate.config import DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
+from scrapy_detemplate.methods import rtdm
 from scrapy_detemplate.methods.rtdm import (
+    RECALL_PER_NODE,
     Costs,
     FindTemplate,
     LabelTree,
@@ -382,7 +386,23 @@ def test_pages_over_the_node_bound_go_to_the_meanwhile_method() -> None:
 # ``find`` (used by ``template_parts`` and ``match``) compares a page's children
 # with the template's by tag, raw id/class and stripped text before it builds
 # labels; the reference below is the removal as first written: labels of every
-# child (``_locate_reference``), then each line checked piece by piece.
+# child (``_locate_reference``), then each line checked piece by piece.  These
+# tests hold the walk to it, so recall (a rule of its own, tested further down)
+# is off in them.
+
+
+@contextmanager
+def recall_from(min_nodes: int) -> Iterator[None]:
+    """Recall whole subtrees of at least ``min_nodes`` located nodes (a huge number: never)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rtdm, "RECALL_MIN_NODES", min_nodes)
+        yield
+
+
+@pytest.fixture
+def walk_only() -> Iterator[None]:
+    with recall_from(10**9):
+        yield
 
 
 def template_parts_reference(
@@ -434,10 +454,13 @@ def skeletons(draw: st.DrawFn, depth: int = 0) -> list[tuple[str, str, str, str,
     return nodes
 
 
-def render(draw: st.DrawFn, nodes: list, out: list[str]) -> None:  # type: ignore[type-arg]
+CHANGES = ("keep", "keep", "keep", "drop", "text", "tag", "attrs", "comment")
+
+
+def render(draw: st.DrawFn, nodes: list, out: list[str], changes: tuple[str, ...] = CHANGES) -> None:  # type: ignore[type-arg]
     """One page of the layout: each node kept, dropped, changed (text, tag, attributes) or after a comment."""
     for tag, attrs, text, tail, kids in nodes:
-        change = draw(st.sampled_from(("keep", "keep", "keep", "drop", "text", "tag", "attrs", "comment")))
+        change = draw(st.sampled_from(changes))
         if change == "drop":
             continue
         if change == "text":
@@ -450,18 +473,18 @@ def render(draw: st.DrawFn, nodes: list, out: list[str]) -> None:  # type: ignor
             out.append("<!-- c -->")
         out.append(f"<{tag}{attrs}>{text}")
         if tag != "br":
-            render(draw, kids, out)
+            render(draw, kids, out, changes)
             out.append(f"</{tag}>")
         out.append(tail)
 
 
 @st.composite
-def sites(draw: st.DrawFn) -> list[etree._Element]:
+def sites(draw: st.DrawFn, changes: tuple[str, ...] = CHANGES) -> list[etree._Element]:
     layout = draw(skeletons())
     bodies = []
     for _ in range(4):
         out: list[str] = []
-        render(draw, layout, out)
+        render(draw, layout, out, changes)
         bodies.append(body_from(f"<html><body>{''.join(out)}</body></html>"))
     return bodies
 
@@ -469,15 +492,17 @@ def sites(draw: st.DrawFn) -> list[etree._Element]:
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(sites())
 def test_fast_removal_equals_the_plain_one_on_random_sites(bodies: list[etree._Element]) -> None:
-    finder = FindTemplate(max_pages=3)
-    for body in bodies[:3]:
-        finder.add(page_tree(body), body)
-    assert finder.current is not None
-    for body in bodies:
-        assert_same_removal(finder.current, body)
-        assert_same_removal(page_tree(bodies[0]), body)  # a whole page as the template
+    with recall_from(10**9):
+        finder = FindTemplate(max_pages=3)
+        for body in bodies[:3]:
+            finder.add(page_tree(body), body)
+        assert finder.current is not None
+        for body in bodies:
+            assert_same_removal(finder.current, body)
+            assert_same_removal(page_tree(bodies[0]), body)  # a whole page as the template
 
 
+@pytest.mark.usefixtures("walk_only")
 def test_fast_removal_equals_the_plain_one_on_the_fixture_pages() -> None:
     bodies = [body_of(t, f"{t} text", link) for t, link in (("One", "More"), ("Two", "More"), ("Three", "Other"))]
     s = extract_subtree(page_tree(bodies[0]), page_tree(bodies[1]))
@@ -486,6 +511,7 @@ def test_fast_removal_equals_the_plain_one_on_the_fixture_pages() -> None:
         assert_same_removal(s, body)
 
 
+@pytest.mark.usefixtures("walk_only")
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
 def test_fast_removal_equals_the_plain_one_on_corpus_pages() -> None:
     """Templates learned from a site's first pages, removed from its next ones (two sites per corpus)."""
@@ -508,3 +534,77 @@ def test_fast_removal_equals_the_plain_one_on_corpus_pages() -> None:
                 assert_same_removal(finder.current, body)
                 checked += 1
     assert checked >= 20
+
+
+# -- recall: whole subtrees taken again without a walk --------------------------------
+
+MENU = "".join(f"<li><a href='/s{k}'>Section {k}</a></li>" for k in range(10))
+SITE_PAGE = "<html><body><ul id='menu'>{menu}</ul><div id='main'><h1>{title}</h1><p>{text}</p></div></body></html>"
+
+
+def site_body(title: str, menu: str = MENU) -> etree._Element:
+    return body_from(SITE_PAGE.format(menu=menu, title=title, text=f"The story of {title}, told at length."))
+
+
+def learned(bodies: list[etree._Element]) -> LabelTree:
+    finder = FindTemplate(max_pages=len(bodies))
+    for body in bodies:
+        finder.add(page_tree(body), body)
+    assert finder.current is not None
+    return finder.current
+
+
+def removal(template: LabelTree, body: etree._Element) -> tuple[frozenset[int], tuple[etree._Element, ...], float]:
+    return template_parts(template, body, [line.slots for line in visible_lines(body)])
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(sites())
+def test_recall_gives_a_page_seen_again_what_it_gave_it_first(bodies: list[etree._Element]) -> None:
+    with recall_from(1):
+        template = learned(bodies[:3])
+        for body in bodies:
+            first = removal(template, body)
+            assert removal(template, body) == first
+
+
+def test_a_repeated_menu_is_recalled_and_removed_as_the_walk_removes_it() -> None:
+    bodies = [site_body(title) for title in ("One", "Two", "Three", "Four", "Five")]
+    template = learned(bodies[:2])
+    walked = [removal(LabelTree(template.labels, template.parent), body) for body in bodies]  # fresh: no recall
+    calls: list[int] = []
+    fingerprint = rtdm.fingerprint
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rtdm, "fingerprint", lambda el: calls.append(1) or fingerprint(el))
+        recalled = [removal(template, body) for body in bodies]
+    assert recalled == walked
+    menu_node = template.labels.index("ul#menu")
+    assert menu_node in template.compiled().recall.whole  # the menu, found whole, is known
+    assert calls  # and later pages were fingerprinted, not walked, there
+    lines = visible_lines(bodies[-1])
+    assert {lines[i].text for i in recalled[-1][0]} == {f"Section {k}" for k in range(10)}
+
+
+def test_recall_takes_a_repeated_block_whole_even_with_a_changed_class() -> None:
+    """The documented difference: recall reads text and shape, not classes."""
+    bodies = [site_body(title) for title in ("One", "Two", "Three")]
+    template = learned(bodies[:2])
+    active = site_body("Four", MENU.replace("<li><a href='/s3'>", "<li class='active'><a href='/s3'>"))
+    fresh = LabelTree(template.labels, template.parent)
+    lines = visible_lines(active)
+    kept_by_walk = {lines[i].text for i in range(len(lines))} - {lines[i].text for i in removal(fresh, active)[0]}
+    assert "Section 3" in kept_by_walk  # li.active is not the template's li
+    removal(template, bodies[2])  # the menu is seen whole
+    recalled_lines = {lines[i].text for i in removal(template, active)[0]}
+    assert "Section 3" in recalled_lines
+    assert "The story of Four, told at length." not in recalled_lines
+
+
+def test_recall_keeps_a_bounded_number_of_fingerprints_per_node() -> None:
+    bodies = [site_body(title) for title in ("One", "Two")]
+    template = learned(bodies)
+    for k in range(3 * RECALL_PER_NODE):
+        variant = MENU + "<!-- a comment -->" * (k + 1)  # whole again, but another fingerprint
+        removal(template, site_body(f"Page {k}", variant))
+    whole = template.compiled().recall.whole
+    assert whole and all(len(seen) <= RECALL_PER_NODE for seen in whole.values())
