@@ -1,6 +1,6 @@
 """Cost of RTDM-TD learning and of template removal, as ratios to a plain lxml parse.
 
-    .venv/bin/python bench/bench_rtdm.py [--paper-f1 | --applied] [MANIFEST ...]
+    .venv/bin/python bench/bench_rtdm.py [--paper-f1 | --applied | --recall] [MANIFEST ...]
 
 In one process, over the corpus pages in manifest order (both corpora by
 default), for every page: the time of ``lxml.html.document_fromstring`` on the
@@ -26,7 +26,8 @@ decoded page, and
 Prints medians (and the 90th percentile) of the ratios and writes them to
 ``bench/results/rtdm.txt``.  ``--paper-f1`` adds the paper's own measure
 (Section 6.1) as a function of MaxPages, see :func:`paper_f1`; ``--applied``
-prints quality on the pages cleaned by a learned template only.
+prints quality on the pages cleaned by a learned template only; ``--recall``
+counts the pages where recall and the walk alone disagree, see :func:`recall_agreement`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from scrapy_detemplate.methods.rtdm import (
     TooLarge,
     extract_subtree,
     page_tree,
+    template_parts,
 )
 from scrapy_detemplate.runners.rtdm import apply_templates
 
@@ -212,7 +214,42 @@ def applied_quality(manifest: Path, max_pages: int) -> tuple[dict[str, float], f
     return summary.macro(), applied / total
 
 
+def recall_agreement(sites: dict[str, list[tuple[str, str]]], samples: int = REMOVAL_SAMPLES[0]) -> str:
+    """Template lines with recall (the site's template, warm from its earlier pages)
+    against the walk alone (a fresh copy of the template, which recalls nothing),
+    on every page after the site's first ``samples``."""
+    pages = differ = more = fewer = 0
+    for site_pages in sites.values():
+        finder = FindTemplate(max(2, min(samples, len(site_pages) - 1)))
+        for html, _ in site_pages:
+            root = parse_html(html)
+            body = find_body(root) if root is not None else None
+            if body is None:
+                continue
+            if not finder.done:
+                with contextlib.suppress(TooLarge):
+                    finder.add(page_tree(body, MAX_NODES), body)
+                continue
+            template = finder.current
+            assert template is not None
+            slots = [line.slots for line in visible_lines(root)]
+            warm = template_parts(template, body, slots)[0]
+            walked = template_parts(LabelTree(template.labels, template.parent), body, slots)[0]
+            pages += 1
+            differ += warm != walked
+            more += len(warm - walked)
+            fewer += len(walked - warm)
+    return (
+        f"recall against the walk alone, template from {samples} pages: {differ} of {pages} pages differ "
+        f"({more} more template lines, {fewer} fewer)"
+    )
+
+
 def main(argv: list[str]) -> None:
+    if "--recall" in argv:
+        for manifest in [Path(a) for a in argv if not a.startswith("--")] or MANIFESTS:
+            print(f"{manifest.name}: {recall_agreement(pages_by_site([manifest]))}")
+        return
     if "--applied" in argv:
         for manifest in [Path(a) for a in argv if not a.startswith("--")] or MANIFESTS:
             for mp in (2, 5, 10, 25):
