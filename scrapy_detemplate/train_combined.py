@@ -36,6 +36,9 @@ from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decid
 from scrapy_detemplate.store import MemoryStore
 
 _TOKEN = re.compile(r"\w+")
+#: Fewest lines in a leaf of the boosted trees, and their L2 regularisation.
+MIN_LEAF = 300
+L2 = 1.0
 
 
 def line_labels(lines: Sequence[Line], gold: str) -> list[int]:
@@ -108,6 +111,7 @@ def cross_validate(
     leaves: int = 31,
     config: DetemplateConfig | None = None,
     split: int = 0,
+    min_leaf: int = MIN_LEAF,
 ) -> dict[str, Summary]:
     """Out-of-fold content scores per corpus, sites split into ``folds`` folds by a hash
     of their name; ``split`` numbers other splits of the same sites."""
@@ -121,7 +125,7 @@ def cross_validate(
         xs, ys, ws = _stack(p for p in pages if fold_of[(p.corpus, p.site)] != fold)
         if not xs:
             raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
-        probability = Forest(fit(xs, ys, ws, trees, leaves))
+        probability = Forest(fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf))
         scorer = probability.compiled()
         for page in held_out:
             text = page.visible
@@ -145,8 +149,14 @@ def fit(
     trees: int = 80,
     leaves: int = 31,
     seed: int = 0,
+    min_leaf: int = MIN_LEAF,
+    l2: float = L2,
 ) -> dict[str, Any]:
     """Fit scikit-learn's HistGradientBoostingClassifier and export it as plain data.
+
+    Regularised for sites it has never seen: a leaf holds at least ``min_leaf``
+    lines and leaf values are shrunk by ``l2`` (both chosen by the site-grouped
+    cross-validation, docs/methods/combined.md).
 
     The exported trees give the classifier's own probabilities (checked here on
     the training rows), so scoring needs neither scikit-learn nor numpy.
@@ -156,7 +166,13 @@ def fit(
 
     x = np.asarray(xs, dtype=float)
     clf = HistGradientBoostingClassifier(
-        max_iter=trees, max_leaf_nodes=leaves, learning_rate=0.2, early_stopping=False, random_state=seed
+        max_iter=trees,
+        max_leaf_nodes=leaves,
+        min_samples_leaf=min_leaf,
+        l2_regularization=l2,
+        learning_rate=0.2,
+        early_stopping=False,
+        random_state=seed,
     ).fit(x, ys, sample_weight=ws)
     exported = []
     for (predictor,) in clf._predictors:

@@ -85,7 +85,7 @@ def test_exported_trees_give_the_classifiers_own_probabilities():
     rng = np.random.default_rng(0)
     xs = rng.random((400, len(FEATURES)))
     ys = [int(row[0] + row[3] * row[5] > 0.8) for row in xs]
-    model = fit(xs.tolist(), ys, [1.0 + row[1] for row in xs], trees=12, leaves=7)
+    model = fit(xs.tolist(), ys, [1.0 + row[1] for row in xs], trees=12, leaves=7, min_leaf=20)
     forest = Forest(model)
     probability = forest.compiled()
     assert len(forest.trees) == 12 and forest.features == FEATURES
@@ -112,7 +112,7 @@ def test_cross_validation_scores_every_corpus_on_sites_left_out_of_training():
         return PageLines(corpus, site, rows, [0, 0, 0, 0, 1], [1.0] * 4 + [17.0], texts, texts[-1], "\n".join(texts))
 
     pages = [page(c, f"{c}-site{s}", n) for c in ("a", "b") for s in range(4) for n in range(10)]  # leaves need 20 rows
-    scores = cross_validate(pages, folds=2, trees=40, leaves=3)
+    scores = cross_validate(pages, folds=2, trees=40, leaves=3, min_leaf=5)
     assert set(scores) == {"a", "b"}
     for summary in scores.values():
         macro = summary.macro()

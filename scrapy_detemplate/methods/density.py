@@ -10,6 +10,11 @@ well-known observations are turned into numbers for each visible line:
   container and its siblings scoring at least a fifth of it are "chosen".
 * **Boilerplate lines look different**: short, mostly link text, in lists and
   navigation, under class/id words such as ``nav``, ``footer``, ``related``.
+  Two kinds of class/id words count on their own: those of a comment thread
+  (``comment``, ``disqus``, ``respond``...: readers' text is sentence-like, yet
+  never the article) and readability's "unlikely candidate" words (``header``,
+  ``sidebar``, ``pager``... unless the same element also says ``article``,
+  ``main``, ``column``...), which that extractor drops before it scores.
 * **A line is read in its context**: the block it sits in (its nearest
   non-inline element: share of the page's text, link density, how many of the
   page's lines it holds and how sentence-like they are), what lies between it
@@ -37,6 +42,15 @@ _BOILER = re.compile(
     r"|caption|wm-ipp|wayback",
     re.IGNORECASE,
 )
+# Comment threads: readers' text, sentence-like but never the article.
+_COMMENT = re.compile(r"comment|disqus|respond|reply|discuss", re.IGNORECASE)
+# Readability's "unlikely candidate" rule: class/id words of page furniture, unless words of a main column.
+_UNLIKELY = re.compile(
+    r"combx|comment|community|disqus|extra|foot|header|menu|remark|rss|shoutbox|sidebar|sponsor|ad-break"
+    r"|agegate|pagination|pager|popup|tweet|twitter",
+    re.IGNORECASE,
+)
+_MAYBE = re.compile(r"and|article|body|column|main|shadow", re.IGNORECASE)
 _CONTENT = re.compile(r"article|content|story|body|main|post|entry|text|blog|permalink|hentry|storytext", re.IGNORECASE)
 # Container scoring: class/id words and tag priors.
 _POSITIVE = re.compile(r"article|body|content|entry|hentry|main|page|post|text|blog|story", re.IGNORECASE)
@@ -80,6 +94,7 @@ FEATURES = (
     "boiler_below_container", "content_below_container", "depth_below_container", "block_share",
     "block_link_density", "block_lines", "block_sentence_share", "block_mean_log_chars", "rel_log_chars",
     "chars_before_share", "container_share", "after_container_share", "block_in_container",
+    "comment_words", "unlikely",
 )  # fmt: skip
 
 
@@ -166,8 +181,8 @@ def _class_weight(el: etree._Element) -> int:
     return weight
 
 
-_Info = tuple[frozenset[str], int, int, bool, float, int, int, int, int, "etree._Element | None"]
-_NO_INFO: _Info = (frozenset(), 0, 0, False, 0.0, 0, 0, 0, 0, None)
+_Info = tuple[frozenset[str], int, int, bool, float, int, int, int, int, "etree._Element | None", int, bool]
+_NO_INFO: _Info = (frozenset(), 0, 0, False, 0.0, 0, 0, 0, 0, None, 0, False)
 
 
 class _Ancestry:
@@ -176,14 +191,17 @@ class _Ancestry:
     For an element: the tags on its path, class/id boilerplate and content words,
     whether it is inside a chosen container, the best container score above it,
     its depth, the boilerplate words, content words and depth counted below the
-    chosen container only, and its block (nearest non-inline ancestor-or-self).
+    chosen container only, its block (nearest non-inline ancestor-or-self), the
+    comment-thread words above it and whether an ancestor is an unlikely candidate.
     """
 
-    __slots__ = ("chosen", "info", "scores")
+    __slots__ = ("chosen", "info", "scores", "words")
 
     def __init__(self, scores: dict[etree._Element, float], chosen: set[etree._Element]) -> None:
         self.scores, self.chosen = scores, chosen
         self.info: dict[etree._Element, _Info] = {}
+        # class/id text -> (boilerplate, content, comment, unlikely): class strings repeat within a page.
+        self.words: dict[str, tuple[int, int, int, bool]] = {" ": (0, 0, 0, False)}
 
     def of(self, el: etree._Element) -> _Info:
         known = self.info.get(el)
@@ -196,11 +214,21 @@ class _Ancestry:
             node = node.getparent() if node.tag != "body" else None
         above = self.info[node] if node is not None else _NO_INFO
         for node in reversed(chain):
-            tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block = above
+            (tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block, comments,
+             unlikely) = above  # fmt: skip
             tag = node.tag if isinstance(node.tag, str) else ""
             words = f"{node.get('class') or ''} {node.get('id') or ''}"
-            is_boiler = 1 if _BOILER.search(words) else 0
-            is_content = 1 if _CONTENT.search(words) else 0
+            kinds = self.words.get(words)
+            if kinds is None:
+                kinds = self.words[words] = (
+                    1 if _BOILER.search(words) else 0,
+                    1 if _CONTENT.search(words) else 0,
+                    1 if _COMMENT.search(words) else 0,
+                    _UNLIKELY.search(words) is not None and _MAYBE.search(words) is None,
+                )
+            is_boiler, is_content, is_comment, is_unlikely = kinds
+            comments += is_comment
+            unlikely = unlikely or (is_unlikely and tag not in ("html", "body"))
             if node in self.chosen:
                 boiler_below = content_below = depth_below = 0
             elif inside:
@@ -218,6 +246,8 @@ class _Ancestry:
                 content_below,
                 depth_below,
                 block if tag in _INLINE and block is not None else node,
+                comments,
+                unlikely,
             )
             self.info[node] = above
         return above
@@ -276,7 +306,8 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
         cumulative[i + 1] = cumulative[i] + size
     features = []
     for i, (line, (info, own_tag, link_density)) in enumerate(zip(lines, per_line, strict=True)):
-        tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block = info
+        (tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block, comments,
+         unlikely) = info  # fmt: skip
         text = line.text
         tokens = _TOKEN.findall(text.lower())
         words = len(tokens)
@@ -333,6 +364,8 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
                 container_share,
                 (cumulative[i] - cumulative[last_in + 1]) / page_chars if i > last_in >= 0 else 0.0,
                 1.0 if block is not None and (block in chosen or parent in chosen) else 0.0,
+                min(comments, 3) / 3,
+                1.0 if unlikely else 0.0,
             ]
         )
     return features

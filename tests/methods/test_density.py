@@ -33,3 +33,21 @@ def test_a_page_without_paragraphs_has_no_container():
     root = parse_html("<html><body><p>short</p></body></html>")
     assert container_scores(root) == ({}, set())
     assert line_features(root, visible_lines(root))[0][FEATURES.index("in_container")] == 0.0
+
+
+def test_comment_threads_and_unlikely_candidates_are_marked():
+    root = parse_html(
+        f"""<html><body><div class="story"><p>{ARTICLE}</p><p>{ARTICLE}</p></div>
+        <div id="comments"><ol class="comment-list"><li class="comment"><p>I disagree, strongly.</p></li></ol></div>
+        <div id="sidebar"><p>Popular posts</p></div>
+        <div class="sidebar main-column"><p>Kept column</p></div></body></html>"""
+    )
+    lines = visible_lines(root)
+    by_text = {
+        line.text: dict(zip(FEATURES, row, strict=True))
+        for line, row in zip(lines, line_features(root, lines), strict=True)
+    }
+    assert by_text["I disagree, strongly."]["comment_words"] == 1.0  # three comment-worded ancestors, capped
+    assert by_text[ARTICLE]["comment_words"] == 0.0 and by_text[ARTICLE]["unlikely"] == 0.0
+    assert by_text["Popular posts"]["unlikely"] == 1.0 and by_text["Popular posts"]["comment_words"] == 0.0
+    assert by_text["Kept column"]["unlikely"] == 0.0  # "main"/"column" rescue it, as in readability
