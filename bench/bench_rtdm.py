@@ -38,10 +38,12 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import lxml.html
 from _results import write_result  # bench/, the script's folder
+from lxml import etree
 
 from scrapy_detemplate._html import decode_html, find_body, keep_content_after_early_end, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig
@@ -92,17 +94,22 @@ def pages_by_site(manifests: list[Path]) -> dict[str, list[tuple[str, str]]]:
     return sites
 
 
+def parsed(pages: list[tuple[str, str]]) -> Iterator[tuple[str, etree._Element, etree._Element]]:
+    """A site's pages that have a body, in order: ``(html, root, body)``."""
+    for html, _ in pages:
+        root = parse_html(html)
+        body = find_body(root) if root is not None else None
+        if root is not None and body is not None:
+            yield html, root, body
+
+
 def bench(sites: dict[str, list[tuple[str, str]]], samples: int = REMOVAL_SAMPLES[0]) -> list[str]:
     learn, removal, pairs_ms, remove_ms, sizes, compile_ = [], [], [], [], [], []
     skipped = 0
     for pages in sites.values():
         previous: LabelTree | None = None
         finder = FindTemplate(max(2, min(samples, len(pages) - 1)))
-        for html, _ in pages:
-            root = parse_html(html)
-            body = find_body(root) if root is not None else None
-            if body is None:
-                continue
+        for html, root, body in parsed(pages):
             parse = parse_time(html)
             try:
                 if previous is not None:
@@ -221,11 +228,7 @@ def recall_agreement(sites: dict[str, list[tuple[str, str]]], samples: int = REM
     pages = differ = more = fewer = 0
     for site_pages in sites.values():
         finder = FindTemplate(max(2, min(samples, len(site_pages) - 1)))
-        for html, _ in site_pages:
-            root = parse_html(html)
-            body = find_body(root) if root is not None else None
-            if body is None:
-                continue
+        for _, root, body in parsed(site_pages):
             if not finder.done:
                 with contextlib.suppress(TooLarge):
                     finder.add(page_tree(body, MAX_NODES), body)
