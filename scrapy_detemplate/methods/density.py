@@ -103,23 +103,15 @@ def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float],
     body = find_body(root)
     if body is None:
         return {}, set()
-    scores, chosen, _ = _containers(body)
+    scores, chosen, _, _ = _containers(body)
     return scores, chosen
-
-
-class _Measures:
-    """Per element of the body: visible characters and link characters."""
-
-    __slots__ = ("chars", "links")
-
-    def __init__(self, chars: dict[etree._Element, int], links: dict[etree._Element, int]) -> None:
-        self.chars, self.links = chars, links
 
 
 def _containers(
     body: etree._Element,
-) -> tuple[dict[etree._Element, float], set[etree._Element], _Measures]:
-    """The container scores, the chosen containers and the measures they came from.
+) -> tuple[dict[etree._Element, float], set[etree._Element], dict[etree._Element, int], dict[etree._Element, int]]:
+    """The container scores, the chosen containers, and per element the visible
+    and the link characters they came from.
 
     One bottom-up pass first measures every element's visible characters,
     commas and link characters (text of script, style and the like excluded).
@@ -159,16 +151,15 @@ def _containers(
     for el, score in raw.items():
         total = chars.get(el, 0)
         scores[el] = score * (1 - links.get(el, 0) / total) if total else 0.0
-    measures = _Measures(chars, links)
     if not scores:
-        return scores, set(), measures
+        return scores, set(), chars, links
     best = max(scores, key=scores.__getitem__)
     chosen = {best}
     parent = best.getparent()
     if parent is not None:
         floor = max(10.0, scores[best] * 0.2)
         chosen.update(s for s in parent if s is not best and scores.get(s, -1e9) >= floor)
-    return scores, chosen, measures
+    return scores, chosen, chars, links
 
 
 def _class_weight(el: etree._Element) -> int:
@@ -256,12 +247,7 @@ class _Ancestry:
 def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
     """One feature vector per line (see :data:`FEATURES`)."""
     body = find_body(root)
-    if body is None:
-        scores: dict[etree._Element, float] = {}
-        chosen: set[etree._Element] = set()
-        measures = _Measures({}, {})
-    else:
-        scores, chosen, measures = _containers(body)
+    scores, chosen, chars_of, links_of = _containers(body) if body is not None else ({}, set(), {}, {})
     best = max((scores[c] for c in chosen), default=0.0)
     ancestry = _Ancestry(scores, chosen)
     title_tokens = set(_TOKEN.findall(title.lower()))
@@ -296,7 +282,6 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
         stat[0] += 1
         stat[1] += 1 if line.text[-1:] in _SENTENCE_END else 0
         stat[2] += size
-    chars_of, links_of = measures.chars, measures.links
     body_chars = max(1, chars_of.get(body, 0)) if body is not None else 1
     container_share = sum(chars_of.get(c, 0) for c in chosen) / body_chars
     line_chars = [len(line.text) for line in lines]

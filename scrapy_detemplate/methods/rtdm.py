@@ -117,32 +117,19 @@ def is_text_label(label: str) -> bool:
 Item = tuple[str, etree._Element, bool | None]
 
 
-def child_items(el: etree._Element) -> list[Item]:
-    """The children of ``el`` as tree nodes: its text, its visible elements and their tails."""
-    items: list[Item] = []
-    text = el.text
-    if text and not text.isspace():
-        items.append((text_label(" ".join(text.split())), el, False))
-    for child in el:
-        tag = child.tag
-        if isinstance(tag, str) and tag not in SKIP_TAGS:
-            items.append((element_label(child), child, None))
-        tail = child.tail
-        if tail and not tail.isspace():
-            items.append((text_label(" ".join(tail.split())), child, True))
-    return items
-
-
-#: The label :func:`_candidate_items` gives an item no template child can match.
+#: The label :func:`child_items` gives, when asked to, an item no template child can match.
 _NO_MATCH = "\x01"
 
 
-def _candidate_items(el: etree._Element, tags: frozenset[str], kinds: bytes) -> list[Item]:
-    """:func:`child_items`, but an element whose tag no template child has, or any
-    text when no template child is text, gets the label :data:`_NO_MATCH` instead
-    of its own: it cannot be matched either way, and the alignment (which reads
-    only which labels are equal) is the same."""
-    texts = any(kinds)
+def child_items(el: etree._Element, tags: frozenset[str] | None = None, texts: bool = True) -> list[Item]:
+    """The children of ``el`` as tree nodes: its text, its visible elements and their tails.
+
+    For an alignment against given template children (:func:`find`): with
+    ``tags``, an element whose tag is not among them, and with ``texts`` false,
+    every text, gets the label :data:`_NO_MATCH` rather than its own.  It could
+    not be matched either way, and the alignment, which reads only which labels
+    are equal, is the same; the label is just not built.
+    """
     items: list[Item] = []
     text = el.text
     if text and not text.isspace():
@@ -150,7 +137,7 @@ def _candidate_items(el: etree._Element, tags: frozenset[str], kinds: bytes) -> 
     for child in el:
         tag = child.tag
         if isinstance(tag, str) and tag not in SKIP_TAGS:
-            items.append((element_label(child) if tag in tags else _NO_MATCH, child, None))
+            items.append((element_label(child) if tags is None or tag in tags else _NO_MATCH, child, None))
         tail = child.tail
         if tail and not tail.isspace():
             items.append((text_label(" ".join(tail.split())) if texts else _NO_MATCH, child, True))
@@ -586,8 +573,8 @@ def _kind(label: str) -> int:
 def _attrs(label: str) -> tuple[str, str | None, str | None] | None:
     """``(tag, id, class)`` such that an element with exactly that tag and those
     attribute values has ``label`` (:func:`element_label`), or ``None``."""
-    cut = min((i for i in (label.find("#"), label.find(".")) if i >= 0), default=len(label))
-    tag, rest = label[:cut], label[cut:]
+    tag = _tag(label)
+    rest = label[len(tag) :]
     ident: str | None = None
     classes: str | None = None
     if rest.startswith("#"):
@@ -642,7 +629,7 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
     subtree is first fingerprinted; with that subtree's fingerprint, it is
     taken whole, unwalked (:class:`Recall`).  Where the page's children are
     not the template's, those with a tag no template child has are not
-    labeled (:func:`_candidate_items`).
+    labeled (:func:`child_items`).
     """
     if not len(template) or template.labels[0] != root_label(body):
         return None
@@ -654,7 +641,6 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
     get = etree._Element.get  # unbound: cheaper than the bound method lookup
     text_of: set[etree._Element] = set()
     tail_of: set[etree._Element] = set()
-    nodes, texts = 1, 0
     # One visit per matched element pair, numbered as they are walked (parents first).
     elements: list[etree._Element] = []
     parents: list[int] = []
@@ -682,8 +668,6 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
             key = fingerprint(el)
             counts = known[t].get(key)
             if counts is not None:
-                nodes += counts[0]
-                texts += counts[1]
                 new_nodes(counts[0])
                 new_texts(counts[1])
                 # Every text below is located (and blank ones are never asked about).
@@ -755,11 +739,9 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
                     k += 1
         if same and k == n:
             # The page's children are the template's: that is the alignment.
-            nodes += n
             if own:
                 text_of.add(el)
                 added += 1
-            texts += added
             new_nodes(n)
             new_texts(added)
             new_full(1)
@@ -769,7 +751,7 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
         del stack[mark:]
         if added:
             tail_of.difference_update(el)
-        items = _candidate_items(el, tags_of[t], kinds_of[t])
+        items = child_items(el, tags_of[t], any(kinds))
         matched = _lcs_pairs(labels_of[t], [item[0] for item in items]) if items else []
         added = 0
         for k, h in matched:
@@ -779,8 +761,6 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
             else:
                 added += 1
                 (tail_of if is_tail else text_of).add(page_el)
-        nodes += len(matched)
-        texts += added
         new_nodes(len(matched))
         new_texts(added)
         new_full(len(matched) == len(items))
@@ -808,7 +788,8 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
         if len(seen) >= RECALL_PER_NODE:
             del seen[next(iter(seen))]
         seen[key] = (own_nodes[visit], own_texts[visit])
-    return Located(nodes, texts, text_of, tail_of, tuple(elements[v] for v in outer))
+    # The root's subtree counts are the page's (the root itself is located).
+    return Located(1 + own_nodes[0], own_texts[0], text_of, tail_of, tuple(elements[v] for v in outer))
 
 
 _COUNT_NODES = etree.XPath("count(descendant::node())")
@@ -903,8 +884,21 @@ def _lcs_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
 
 def match(template: LabelTree, body: etree._Element) -> bool:
     """``Match(S, P)``: every node of the template is found in the page."""
-    located = find(template, body)
+    return matched(template, find(template, body))
+
+
+def matched(template: LabelTree, located: Located | None) -> bool:
+    """:func:`match` from a walk already made (:func:`find`)."""
     return (located.nodes if located is not None else 0) == len(template)
+
+
+def located_share(template: LabelTree, located: Located | None) -> float:
+    """Share of the template's text leaves located in the page (of all its nodes
+    when it has no text): how much the page looks like it uses this template."""
+    if located is None:
+        return 0.0
+    total = text_leaves(template)
+    return located.texts / total if total else located.nodes / len(template)
 
 
 def text_leaves(tree: LabelTree) -> int:
@@ -923,10 +917,8 @@ def template_parts(
     template when each of its non-blank text pieces is a located text leaf; an
     element is a template subtree when it and everything below it (elements
     and text leaves, as :func:`child_items` sees them) were located, and it is
-    the outermost such element.  The share is that of the template's text
-    leaves that were located (of all its nodes when it has no text): how much
-    the page looks like it uses this template.  One walk (:func:`find`), then
-    one look at each line's text pieces.
+    the outermost such element.  The share is :func:`located_share`.  One walk
+    (:func:`find`), then one look at each line's text pieces.
     """
     located = find(template, body)
     if located is None:
@@ -946,12 +938,7 @@ def template_parts(
             else:
                 if hit:
                     template_lines.append(index)
-    total = text_leaves(template)
-    if total:
-        share = located.texts / total
-    else:
-        share = located.nodes / len(template)
-    return frozenset(template_lines), located.outermost, share
+    return frozenset(template_lines), located.outermost, located_share(template, located)
 
 
 # -- FindTemplate (Figure 5) -------------------------------------------------------
@@ -980,14 +967,17 @@ class FindTemplate:
     def done(self) -> bool:
         return self.seen >= self.max_pages and self.current is not None
 
-    def add(self, page: LabelTree, body: etree._Element | None = None) -> None:
+    def add(self, page: LabelTree, body: etree._Element | None = None, located: Located | None = None) -> None:
         """Fold one sample page in (raises :class:`TooLarge` past the DP bound; the
-        sample is then not counted)."""
+        sample is then not counted).  ``Match`` walks ``body``, unless the caller
+        gives the walk it made for the current template (``located``)."""
         if self.current is None:
             self.current = page
             self.seen = 1
             return
-        if self.seen >= 2 and body is not None and match(self.current, body):
+        if self.seen >= 2 and (
+            matched(self.current, located) if located is not None else body is not None and match(self.current, body)
+        ):
             self.seen += 1
             return
         template = extract_subtree(self.current, page, self.costs, self.max_cells)

@@ -46,6 +46,8 @@ from scrapy_detemplate.methods.rtdm import (
     FindTemplate,
     LabelTree,
     TooLarge,
+    find,
+    located_share,
     page_tree,
     template_parts,
     text_leaves,
@@ -184,16 +186,17 @@ class RtdmRunner:
             seen = learner.get("seen")
             if current is not None and isinstance(seen, int) and seen > 0:
                 finder.current, finder.seen = current, seen
+        located = None  # the page walked for the current template: once, for the share and Match
         if finder.seen >= 2 and finder.current is not None:
-            share = template_parts(finder.current, body, [])[2]
-            if share < self._threshold:
+            located = find(finder.current, body)
+            if located_share(finder.current, located) < self._threshold:
                 # The page does not carry what the samples so far share: they mix
                 # templates (a layout change while learning).  Start over from it.
                 finder.current, finder.seen = None, 0
                 self.counts["restarts"] += 1
         seed = finder.current if finder.seen == 1 else None
         try:
-            finder.add(sample, body)
+            finder.add(sample, body, located)
         except TooLarge:
             self.counts["too_large"] += 1
             return self._clean_meanwhile(page)
