@@ -162,3 +162,7 @@ def _names(value: str, known: list[str]) -> list[str]:
     if unknown:
         raise SystemExit(f"scrapy-detemplate: unknown name(s) {unknown}; known: {known}")
     return names
+
+
+if __name__ == "__main__":  # python -m scrapy_detemplate.cli, like python -m scrapy_detemplate
+    raise SystemExit(main())

@@ -50,3 +50,9 @@ def test_invalid_setting_on_the_command_line_is_named():
     )  # fmt: skip
     assert proc.returncode == 2
     assert "DETEMPLATE_MAX_NODES='lots'" in proc.stderr
+
+
+def test_the_module_and_the_cli_module_both_run_the_cli():
+    for module in ("scrapy_detemplate", "scrapy_detemplate.cli"):
+        proc = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and "usage: scrapy-detemplate" in proc.stdout, module
