@@ -93,14 +93,28 @@ def text_label(text: str) -> str:
 
 def element_label(el: etree._Element) -> str:
     """``tag#id.class`` with digit runs folded (ids like ``post-1234`` are one slot)."""
-    label = str(el.tag)
-    ident = el.get("id")
+    key = (el.tag, el.get("id"), el.get("class"))
+    label = _LABELS.get(key)
+    if label is None:
+        if len(_LABELS) >= _LABELS_KEPT:
+            _LABELS.clear()
+        label = _LABELS[key] = _element_label(*key)
+    return label
+
+
+def _element_label(tag: object, ident: str | None, classes: str | None) -> str:
+    label = str(tag)
     if ident:
         label += "#" + _DIGITS.sub("0", ident.strip())
-    classes = el.get("class")
     if classes:
         label += "." + ".".join(_DIGITS.sub("0", c) for c in classes.split())
     return label
+
+
+#: Labels of the raw ``(tag, id, class)`` values seen last: a page repeats a
+#: few dozen of them, and folding digits is the costly part of a label.
+_LABELS: dict[tuple[object, str | None, str | None], str] = {}
+_LABELS_KEPT = 4096
 
 
 def root_label(el: etree._Element) -> str:

@@ -26,6 +26,7 @@ from scrapy_detemplate.methods.rtdm import (
     TooLarge,
     _locate_reference,
     backtrack,
+    element_label,
     extract_subtree,
     locate,
     match,
@@ -281,6 +282,20 @@ def test_bounds_raise_too_large() -> None:
     t = page_tree(body)
     with pytest.raises(TooLarge):
         rtdm_td(t, page_tree(body_of("Two", "b")), max_cells=4)
+
+
+def test_element_labels_fold_digits_and_their_memo_is_bounded() -> None:
+    body = body_from(
+        "<html><body><div id=' post-1234 ' class='a  b7'></div><div id='post-99' class='a b1'></div>"
+        "<p class='x'></p><p></p></body></html>"
+    )
+    labels = [element_label(el) for el in body]
+    assert labels == ["div#post-0.a.b0", "div#post-0.a.b0", "p.x", "p"]
+    assert [element_label(el) for el in body] == labels  # memoised: the same labels
+    for k in range(rtdm._LABELS_KEPT + 10):
+        element_label(etree.Element("span", id=f"s{k}x"))
+    assert 0 < len(rtdm._LABELS) <= rtdm._LABELS_KEPT
+    assert element_label(body[2]) == "p.x"
 
 
 def test_label_tree_round_trips_as_json_and_rejects_bad_data() -> None:
