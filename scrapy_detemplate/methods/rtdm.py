@@ -54,11 +54,15 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 from rapidfuzz.distance import LCSseq
 
 from scrapy_detemplate._html import SKIP_TAGS
+
+#: :data:`SKIP_TAGS` as the compiled walk compares them (UTF-8).
+SKIP_UTF8 = tuple(tag.encode() for tag in sorted(SKIP_TAGS))
 
 _DIGITS = re.compile(r"\d+")
 
@@ -522,6 +526,7 @@ class Compiled:
     attrs: list[tuple[tuple[str, str | None, str | None] | None, ...]]
     tags: list[frozenset[str]]
     text_leaves: int
+    specs: list[tuple[tuple[bytes, bytes | None, bytes | None] | None, ...]]
     recall: Recall = field(default_factory=lambda: Recall())
 
     @classmethod
@@ -529,18 +534,24 @@ class Compiled:
         labels = tree.labels
         kids = [tuple(c) for c in tree.children]
         kinds = [bytes(_kind(labels[c]) for c in cs) for cs in kids]
+        attrs = [tuple(None if labels[c].startswith(TEXT) else _attrs(labels[c]) for c in cs) for cs in kids]
         return cls(
             kids,
             [tuple(labels[c] for c in cs) for cs in kids],
             kinds,
             [tuple(labels[c][1:] for c in cs) for cs in kids],
-            [tuple(None if labels[c].startswith(TEXT) else _attrs(labels[c]) for c in cs) for cs in kids],
+            attrs,
             [frozenset(_tag(labels[c]) for c in cs if not labels[c].startswith(TEXT)) for cs in kids],
             sum(1 for label in labels if label.startswith(TEXT)),
+            [tuple(None if spec is None else tuple(_utf8(v) for v in spec) for spec in specs) for specs in attrs],  # type: ignore[misc]
         )
 
 
 _ELEMENT, _TEXT, _DIGEST = 0, 1, 2
+
+
+def _utf8(value: str | None) -> bytes | None:
+    return None if value is None else value.encode("utf-8", "surrogatepass")
 
 
 @dataclass(slots=True)
@@ -644,7 +655,18 @@ def find(template: LabelTree, body: etree._Element) -> Located | None:
     taken whole, unwalked (:class:`Recall`).  Where the page's children are
     not the template's, those with a tag no template child has are not
     labeled (:func:`child_items`).
+
+    The walk runs in C when the optional extension was built
+    (:mod:`scrapy_detemplate.methods._walk`, the same steps on libxml2's nodes),
+    else in Python (:func:`_find_in_python`); the tests hold both to the reference.
     """
+    if _compiled_walk is not None:
+        return _compiled_walk.find(template, body)  # type: ignore[no-any-return]
+    return _find_in_python(template, body)
+
+
+def _find_in_python(template: LabelTree, body: etree._Element) -> Located | None:
+    """:func:`find`'s walk, in Python."""
     if not len(template) or template.labels[0] != root_label(body):
         return None
     compiled = template.compiled()
@@ -813,6 +835,8 @@ def fingerprint(el: etree._Element) -> tuple[int, int]:
     """A page subtree's number of elements and a hash of its text (its own tail
     left out); both read in C, for :class:`Recall`.  (Counting every node, texts
     and comments too, took twice as long and adds nothing the text does not say.)"""
+    if _compiled_walk is not None:  # the same measures in one pass in C (another hash)
+        return _compiled_walk.fingerprint(el)  # type: ignore[no-any-return]
     count = _COUNT_ELEMENTS(el)
     assert isinstance(count, float)  # XPath count() is a number
     return int(count), hash(etree.tostring(el, method="text", encoding="utf-8", with_tail=False))
@@ -999,3 +1023,15 @@ class FindTemplate:
         self.extractions += 1
         self.current = template if template is not None else LabelTree([page.labels[0]], [-1])
         self.seen += 1
+
+
+def _load_compiled_walk() -> Any:
+    """The compiled walk, when it was built against the lxml in use; else None."""
+    try:
+        from scrapy_detemplate.methods import _walk  # type: ignore[attr-defined]
+    except Exception:  # not built, or built against an lxml whose C API differs
+        return None
+    return _walk if tuple(getattr(_walk, "LXML_VERSION", ()))[:2] == etree.LXML_VERSION[:2] else None
+
+
+_compiled_walk = _load_compiled_walk()

@@ -38,6 +38,20 @@ from scrapy_detemplate.methods.rtdm import (
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
+
+@pytest.fixture(autouse=True, scope="module", params=["compiled", "python"])
+def walk(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs with the compiled walk (``_walk``, when it is built) and
+    with the Python one: the removal tests hold both to the plain reference."""
+    saved = rtdm._compiled_walk
+    if request.param == "python":
+        rtdm._compiled_walk = None
+    elif saved is None:
+        pytest.skip("the compiled walk is not built here (tests/methods/test_walk.py says why)")
+    yield request.param
+    rtdm._compiled_walk = saved
+
+
 # -- random trees and the oracle ------------------------------------------------
 
 
