@@ -1,6 +1,6 @@
 """Cost of RTDM-TD learning and of template removal, as ratios to a plain lxml parse.
 
-    .venv/bin/python bench/bench_rtdm.py [--paper-f1 | --applied | --recall] [MANIFEST ...]
+    .venv/bin/python bench/bench_rtdm.py [--paper-f1 | --applied | --recall] [--python-walk] [MANIFEST ...]
 
 In one process, over the corpus pages in manifest order (both corpora by
 default), for every page: the time of ``lxml.html.document_fromstring`` on the
@@ -29,7 +29,9 @@ Prints medians (and the 90th percentile) of the ratios and writes them to
 ``bench/results/rtdm.txt``.  ``--paper-f1`` adds the paper's own measure
 (Section 6.1) as a function of MaxPages, see :func:`paper_f1`; ``--applied``
 prints quality on the pages cleaned by a learned template only; ``--recall``
-counts the pages where recall and the walk alone disagree, see :func:`recall_agreement`.
+counts the pages where recall and the walk alone disagree, see :func:`recall_agreement`;
+``--python-walk`` times removal without the compiled walk (``methods/_walk``), as
+on a machine where it could not be built (the figures are printed, not written).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from scrapy_detemplate._html import decode_html, find_body, keep_content_after_e
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import Summary, read_manifest, score_page
+from scrapy_detemplate.methods import rtdm
 from scrapy_detemplate.methods.rtdm import (
     MAX_TEXT_LABEL,
     TEXT,
@@ -256,6 +259,9 @@ def recall_agreement(sites: dict[str, list[tuple[str, str]]], samples: int = REM
 
 
 def main(argv: list[str]) -> None:
+    if "--python-walk" in argv:  # time the Python walk, as where the compiled one cannot be built
+        rtdm._compiled_walk = None
+        print("(the Python walk: scrapy_detemplate.methods._walk not used)")
     if "--recall" in argv:
         for manifest in [Path(a) for a in argv if not a.startswith("--")] or MANIFESTS:
             print(f"{manifest.name}: {recall_agreement(pages_by_site([manifest]))}")
@@ -287,7 +293,7 @@ def main(argv: list[str]) -> None:
             for mp in (2, 5, 10, 25):
                 lines.append(f"paper template-term F1, MaxPages={mp}: {paper_f1(sites, mp):.3f}")
     print("\n".join(lines))
-    if manifests == MANIFESTS:
+    if manifests == MANIFESTS and "--python-walk" not in argv:
         name = "rtdm_paper_f1.txt" if paper else "rtdm.txt"
         write_result(name, "\n".join(lines))
 
