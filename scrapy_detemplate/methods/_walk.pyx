@@ -28,13 +28,16 @@ from lxml import etree as _etree
 LXML_VERSION = _etree.LXML_VERSION
 
 cdef object _rt = None
+cdef int _TEXT, _DIGEST  # rtdm's kinds of text labels
+cdef tuple _SKIP = ()  # SKIP_TAGS in UTF-8, as libxml2 names them
 
 
 cdef object _rtdm():
-    global _rt
+    global _rt, _TEXT, _DIGEST, _SKIP
     if _rt is None:
         from scrapy_detemplate.methods import rtdm
-        _rt = rtdm
+        _rt, _TEXT, _DIGEST = rtdm, rtdm._TEXT, rtdm._DIGEST
+        _SKIP = tuple(tag.encode() for tag in sorted(rtdm.SKIP_TAGS))
     return _rt
 
 
@@ -112,6 +115,11 @@ cdef inline int _attr_is(xmlNode* c, const char* name, object want) except -1:
     return want is not None and strcmp(value, <const char*> want) == 0
 
 
+cdef inline bint _is_item(xmlNode* c, tuple skip) noexcept:
+    """Whether a child (``_isElement``) is an element item: an element not in ``SKIP_TAGS``."""
+    return c.type == tree.XML_ELEMENT_NODE and (c.ns is not NULL or not _skipped(<const char*> c.name, skip))
+
+
 cdef inline object _proxy(cetree._Document doc, xmlNode* c):
     return cetree.elementFactory(doc, c)
 
@@ -130,10 +138,8 @@ def find(template, cetree._Element body):
     cdef list specs_of = compiled.specs
     cdef list tags_of = compiled.tags
     cdef dict known = compiled.recall.whole
-    cdef tuple skip = rt.SKIP_UTF8
-    cdef int TEXT = rt._TEXT
-    cdef int DIGEST = rt._DIGEST
-    fingerprint, element_label, text_label = rt.fingerprint, rt.element_label, rt.text_label
+    cdef tuple skip = _SKIP
+    fingerprint = rt.fingerprint
     cdef set text_of = set()
     cdef set tail_of = set()
     # One visit per matched element pair, numbered as they are walked (parents first).
@@ -147,12 +153,12 @@ def find(template, cetree._Element body):
     cdef set recalled = set()
     cdef Entry* stack = NULL
     cdef Py_ssize_t top = 0, cap = 0, mark, n, k, added, visit, count, v, h
-    cdef int t, parent, kind, same_attr
+    cdef int t, parent
     cdef bint same, own, whole
     cdef xmlNode* el
     cdef xmlNode* child
     cdef bytes kinds
-    cdef tuple kids, keys, specs, spec
+    cdef tuple kids, keys, specs, labels
     try:
         cap = 64
         stack = <Entry*> realloc(NULL, cap * sizeof(Entry))
@@ -186,12 +192,9 @@ def find(template, cetree._Element body):
                 if whole:
                     child = el.children
                     while child is not NULL:
-                        if cetree._isElement(child):
-                            if (child.type == tree.XML_ELEMENT_NODE and (
-                                    child.ns is not NULL or not _skipped(<const char*> child.name, skip))) \
-                                    or _tail(child) is not None:
-                                whole = False
-                                break
+                        if cetree._isElement(child) and (_is_item(child, skip) or _tail(child) is not None):
+                            whole = False
+                            break
                         child = child.next
                 own_nodes.append(0)
                 own_texts.append(0)
@@ -202,15 +205,11 @@ def find(template, cetree._Element body):
             mark = top
             k = added = 0
             same = True
+            labels = labels_of[t]
             text = _text(el)
             own = text is not None
             if own:
-                kind = kinds[0]
-                if kind == TEXT:
-                    stripped = text.strip()
-                    same = stripped == keys[0] or " ".join(stripped.split()) == keys[0]
-                else:
-                    same = kind == DIGEST and text_label(" ".join(text.split()))[1:] == keys[0]
+                same = _same(doc, 0, el, 1, text, labels, kinds, keys, specs)
                 k = 1
             if same:
                 child = el.children
@@ -218,22 +217,9 @@ def find(template, cetree._Element body):
                     if not cetree._isElement(child):
                         child = child.next
                         continue
-                    if child.type == tree.XML_ELEMENT_NODE and (
-                            child.ns is not NULL or not _skipped(<const char*> child.name, skip)):
-                        if k == n or kinds[k]:
+                    if _is_item(child, skip):
+                        if k == n or not _same(doc, k, child, 0, None, labels, kinds, keys, specs):
                             same = False
-                            break
-                        spec = specs[k]
-                        if child.ns is NULL and spec is not None and strcmp(<const char*> child.name, <const char*> spec[0]) == 0:
-                            same_attr = _attr_is(child, "id", spec[1])
-                            if same_attr == 1:
-                                same_attr = _attr_is(child, "class", spec[2])
-                            if same_attr != 1:
-                                same = element_label(_proxy(doc, child)) == labels_of[t][k]  # e.g. digits to fold
-                        else:
-                            page_el = _proxy(doc, child)
-                            same = labels_of[t][k].startswith(page_el.tag) and element_label(page_el) == labels_of[t][k]
-                        if not same:
                             break
                         if top == cap:
                             cap *= 2
@@ -243,16 +229,8 @@ def find(template, cetree._Element body):
                         k += 1
                     tail = _tail(child)
                     if tail is not None:
-                        if k == n:
+                        if k == n or not _same(doc, k, child, 2, tail, labels, kinds, keys, specs):
                             same = False
-                            break
-                        kind = kinds[k]
-                        if kind == TEXT:
-                            stripped = tail.strip()
-                            same = stripped == keys[k] or " ".join(stripped.split()) == keys[k]
-                        else:
-                            same = kind == DIGEST and text_label(" ".join(tail.split()))[1:] == keys[k]
-                        if not same:
                             break
                         tail_of.add(_proxy(doc, child))
                         added += 1
@@ -279,14 +257,13 @@ def find(template, cetree._Element body):
             child = el.children
             while child is not NULL:
                 if cetree._isElement(child):
-                    if child.type == tree.XML_ELEMENT_NODE and (
-                            child.ns is not NULL or not _skipped(<const char*> child.name, skip)):
+                    if _is_item(child, skip):
                         nodes.append(<size_t> child); sorts.append(0); texts.append(None)
                     tail = _tail(child)
                     if tail is not None:
                         nodes.append(<size_t> child); sorts.append(2); texts.append(tail)
                 child = child.next
-            matched = _align(doc, t, nodes, sorts, texts, labels_of[t], kinds, keys, specs, tags_of[t], rt)
+            matched = _align(doc, nodes, sorts, texts, labels, kinds, keys, specs, tags_of[t], rt)
             added = 0
             for k, h in matched:
                 child = <xmlNode*> <size_t> nodes[h]
@@ -317,25 +294,17 @@ def find(template, cetree._Element body):
         else:
             uncovered[parent] += 1
     outer = [v for v in range(1, count) if covered[v] and not covered[parents[v]]]
-    for v in walked:
-        if not covered[v]:
-            known.pop(tnodes[v], None)
-    min_nodes, per_node = rt.RECALL_MIN_NODES, rt.RECALL_PER_NODE
-    for v in outer:
-        if own_nodes[v] < min_nodes or v in recalled:
-            continue
-        key = walked.get(v) or fingerprint(_proxy(doc, <xmlNode*> <size_t> elements[v]))
-        seen = known.setdefault(tnodes[v], {})
-        if len(seen) >= per_node:
-            del seen[next(iter(seen))]
-        seen[key] = (own_nodes[v], own_texts[v])
+    compiled.recall.remember(
+        walked, recalled, outer, covered, tnodes, own_nodes, own_texts,
+        lambda v: _proxy(doc, <xmlNode*> <size_t> elements[v]),
+    )
     return rt.Located(
         1 + own_nodes[0], own_texts[0], text_of, tail_of,
         tuple(_proxy(doc, <xmlNode*> <size_t> elements[v]) for v in outer),
     )
 
 
-cdef list _align(cetree._Document doc, int t, list nodes, list sorts, list texts, tuple labels, bytes kinds,
+cdef list _align(cetree._Document doc, list nodes, list sorts, list texts, tuple labels, bytes kinds,
                  tuple keys, tuple specs, frozenset tags, rt):
     """The LCS of the template node's children and the page's items, as
     ``rtdm._lcs_pairs`` of their labels gives it: the common prefix and suffix
@@ -343,10 +312,10 @@ cdef list _align(cetree._Document doc, int t, list nodes, list sorts, list texts
     the middle is labeled and aligned."""
     cdef Py_ssize_t n = len(labels), m = len(nodes), p = 0, s = 0, h
     while p < n and p < m and _same(doc, p, <xmlNode*> <size_t> nodes[p], sorts[p], texts[p], labels, kinds, keys,
-                                    specs, rt):
+                                    specs):
         p += 1
     while s < n - p and s < m - p and _same(doc, n - 1 - s, <xmlNode*> <size_t> nodes[m - 1 - s], sorts[m - 1 - s],
-                                            texts[m - 1 - s], labels, kinds, keys, specs, rt):
+                                            texts[m - 1 - s], labels, kinds, keys, specs):
         s += 1
     cdef list pairs = [(k, k) for k in range(p)]
     if p + s < n and p + s < m:
@@ -365,10 +334,12 @@ cdef list _align(cetree._Document doc, int t, list nodes, list sorts, list texts
 
 
 cdef bint _same(cetree._Document doc, Py_ssize_t k, xmlNode* c, int sort, text, tuple labels, bytes kinds,
-                tuple keys, tuple specs, rt) except -1:
-    """Whether a page item has the label of the template node's ``k``-th child,
-    compared as the walk's first comparison compares."""
+                tuple keys, tuple specs) except -1:
+    """Whether a page item (``sort``: 0 the element ``c``, 1 its text, 2 its tail;
+    ``text`` for the last two) has the label of the template node's ``k``-th
+    child: by tag and raw id/class, or stripped text, as ``rtdm.find`` compares."""
     cdef int kind = kinds[k], same_attr
+    rt = _rtdm()
     if sort == 0:
         if kind:
             return False
@@ -380,10 +351,10 @@ cdef bint _same(cetree._Document doc, Py_ssize_t k, xmlNode* c, int sort, text, 
             return same_attr == 1 or rt.element_label(_proxy(doc, c)) == labels[k]
         page_el = _proxy(doc, c)
         return labels[k].startswith(page_el.tag) and rt.element_label(page_el) == labels[k]
-    if kind == rt._TEXT:
+    if kind == _TEXT:
         stripped = text.strip()
         return stripped == keys[k] or " ".join(stripped.split()) == keys[k]
-    return kind == rt._DIGEST and rt.text_label(" ".join(text.split()))[1:] == keys[k]
+    return kind == _DIGEST and rt.text_label(" ".join(text.split()))[1:] == keys[k]
 
 
 cdef Entry* _grow(Entry* stack, Py_ssize_t cap) except NULL:

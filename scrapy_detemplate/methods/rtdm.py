@@ -61,9 +61,6 @@ from rapidfuzz.distance import LCSseq
 
 from scrapy_detemplate._html import SKIP_TAGS
 
-#: :data:`SKIP_TAGS` as the compiled walk compares them (UTF-8).
-SKIP_UTF8 = tuple(tag.encode() for tag in sorted(SKIP_TAGS))
-
 _DIGITS = re.compile(r"\d+")
 
 #: Label prefix of text leaves (a tag name never starts with it).
@@ -582,6 +579,36 @@ class Recall:
 
     whole: dict[int, dict[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
 
+    def remember(
+        self,
+        walked: dict[int, tuple[int, int]],
+        recalled: set[int],
+        outer: Sequence[int],
+        covered: Sequence[int],
+        tnodes: Sequence[int],
+        nodes: Sequence[int],
+        texts: Sequence[int],
+        element: Callable[[int], etree._Element],
+    ) -> None:
+        """After a walk (visits numbered, with their template node and subtree
+        counts): forget the template nodes fingerprinted (``walked``, with their
+        fingerprints) whose subtree was not whole after all, and fingerprint the
+        ``outer``most whole subtrees of :data:`RECALL_MIN_NODES` or more, not
+        recalled, keeping :data:`RECALL_PER_NODE` per template node (the latest).
+        ``element`` gives a visit's page element.  Both walks of :func:`find` end here."""
+        known = self.whole
+        for visit in walked:
+            if not covered[visit]:
+                known.pop(tnodes[visit], None)
+        for visit in outer:
+            if nodes[visit] < RECALL_MIN_NODES or visit in recalled:
+                continue
+            key = walked.get(visit) or fingerprint(element(visit))
+            seen = known.setdefault(tnodes[visit], {})
+            if len(seen) >= RECALL_PER_NODE:
+                del seen[next(iter(seen))]
+            seen[key] = (nodes[visit], texts[visit])
+
 
 def _tag(label: str) -> str:
     """The tag of an element label."""
@@ -813,17 +840,7 @@ def _find_in_python(template: LabelTree, body: etree._Element) -> Located | None
         else:
             uncovered[parent] += 1
     outer = [v for v in range(1, count) if covered[v] and not covered[parents[v]]]
-    for visit in walked:  # fingerprinted, not recalled: is it still whole?
-        if not covered[visit]:
-            known.pop(tnodes[visit], None)
-    for visit in outer:
-        if own_nodes[visit] < RECALL_MIN_NODES or (visit in recalled):
-            continue
-        key = walked.get(visit) or fingerprint(elements[visit])
-        seen = known.setdefault(tnodes[visit], {})
-        if len(seen) >= RECALL_PER_NODE:
-            del seen[next(iter(seen))]
-        seen[key] = (own_nodes[visit], own_texts[visit])
+    compiled.recall.remember(walked, recalled, outer, covered, tnodes, own_nodes, own_texts, elements.__getitem__)
     # The root's subtree counts are the page's (the root itself is located).
     return Located(1 + own_nodes[0], own_texts[0], text_of, tail_of, tuple(elements[v] for v in outer))
 
