@@ -54,6 +54,9 @@ class CleanResult:
     chars_removed: int = 0
     bytes_in: int = 0
     bytes_removed: int = 0
+    #: The page with every removed region marked (``data-detemplate``), only
+    #: when :meth:`Detemplater.process` was asked to ``mark`` (for reports).
+    marked_html: str = ""
 
     @property
     def removed_share(self) -> float:
@@ -101,14 +104,18 @@ class Detemplater:
         *,
         headers: Mapping[str, str] | None = None,
         tree: etree._Element | None = None,
+        mark: bool = False,
     ) -> CleanResult:
         """Clean one page: raw ``body`` (bytes or text) or an already-parsed ``tree``.
 
         ``headers`` (a ``Content-Type`` at least) select the encoding and tell
-        HTML from other content.  A given ``tree`` is never modified.
+        HTML from other content.  A given ``tree`` is never modified.  With
+        ``mark``, the result also holds the whole page with every removed
+        region marked (:attr:`CleanResult.marked_html`, see :func:`mark_template`);
+        it costs a copy of the tree, so only reports ask for it.
         """
         try:
-            return self._process(url, body, headers or {}, tree)
+            return self._process(url, body, headers or {}, tree, mark)
         except Exception:  # never let one page break a crawl
             self._warn_once("error", url, exc_info=True)
             return CleanResult(url, "passthrough", self.runner.name, "error", bytes_in=_size(body))
@@ -116,7 +123,7 @@ class Detemplater:
     # -- steps -------------------------------------------------------------
 
     def _process(
-        self, url: str, body: bytes | str | None, headers: Mapping[str, str], tree: etree._Element | None
+        self, url: str, body: bytes | str | None, headers: Mapping[str, str], tree: etree._Element | None, mark: bool
     ) -> CleanResult:
         cfg = self.config
         content_type = _header(headers, "content-type")
@@ -154,7 +161,7 @@ class Detemplater:
         if len(page.lines) > cfg.max_lines:
             return self._passthrough(url, "too_large", bytes_in, html=html, text=_join(page.lines))
         verdict = self.runner.run(page)
-        return self._render(page, verdict, bytes_in)
+        return self._render(page, verdict, bytes_in, mark)
 
     def _passthrough(self, url: str, reason: str, bytes_in: int, html: str = "", text: str = "") -> CleanResult:
         self._warn_once(reason, url)
@@ -171,7 +178,7 @@ class Detemplater:
             url, reason, reason, exc_info=exc_info,
         )  # fmt: skip
 
-    def _render(self, page: ParsedPage, verdict: Verdict, bytes_in: int) -> CleanResult:
+    def _render(self, page: ParsedPage, verdict: Verdict, bytes_in: int, mark: bool = False) -> CleanResult:
         original_lines = [line.text for line in page.lines]
         chars_total = sum(len(t) for t in original_lines)
         method = verdict.method or self.runner.name
@@ -179,7 +186,10 @@ class Detemplater:
             return CleanResult(
                 page.url, "unchanged", method, verdict.detail, text="\n".join(original_lines),
                 html=page.html, chars_total=chars_total, bytes_in=bytes_in,
+                marked_html=mark_template(page, verdict) if mark else "",
             )  # fmt: skip
+        # Before removal: it works on the page's own tree, which removal changes.
+        marked = mark_template(page, verdict) if mark and verdict.clean_source is None else ""
         if verdict.clean_source is not None:
             root = parse_html(verdict.clean_source)
             if root is None:
@@ -193,6 +203,11 @@ class Detemplater:
         else:
             clean_lines = [line.text for line in visible_lines(root)]
             removed = _removed_lines(original_lines, clean_lines)
+        if mark and verdict.clean_source is not None:
+            # Source lines were cut: mark the visible lines that did not survive.
+            survived = set(lcs_indexes([line_key(t) for t in original_lines], [line_key(t) for t in clean_lines]))
+            gone = frozenset(i for i in range(len(original_lines)) if i not in survived)
+            marked = mark_template(page, Verdict(template_lines=gone))
         html = lxml.html.tostring(root, encoding="unicode")
         return CleanResult(
             page.url,
@@ -206,6 +221,7 @@ class Detemplater:
             chars_removed=chars_total - sum(len(t) for t in clean_lines),
             bytes_in=bytes_in,
             bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))),
+            marked_html=marked,
         )
 
 
@@ -217,6 +233,67 @@ def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
     empty menus and footers leave no shell behind.  Ancestors of kept text
     always stay, so the structure of the content is preserved.
     """
+    blank, dropped = _removal(page, verdict)
+    for el, is_tail in blank:
+        if is_tail:
+            el.tail = None
+        else:
+            el.text = None
+    for el in dropped:
+        _drop_keep_tail(el)
+    return page.root
+
+
+#: The attribute that marks what was removed: ``"removed"`` on a dropped
+#: element, ``"removed-text"`` on a ``<span>`` wrapped around a removed piece
+#: of text whose element stays.
+MARK_ATTRIBUTE = "data-detemplate"
+
+
+def mark_template(page: ParsedPage, verdict: Verdict) -> str:
+    """The whole page, with what :func:`remove_template` would remove marked.
+
+    Works on a copy (the page's tree is not changed): every element removal
+    drops gets ``data-detemplate="removed"``, and every removed piece of text
+    outside those is wrapped in ``<span data-detemplate="removed-text">``.  So
+    the page without the marked parts is the clean page.
+    """
+    root = page.root
+    copied = copy.deepcopy(root)
+    twin = dict(zip(root.iter(), copied.iter()))
+    blank, dropped = _removal(page, verdict)
+    dropped_set = set(dropped)
+    for el in dropped:
+        twin[el].set(MARK_ATTRIBUTE, "removed")
+
+    def inside_dropped(el: etree._Element | None) -> bool:
+        while el is not None:
+            if el in dropped_set:
+                return True
+            el = el.getparent()
+        return False
+
+    for el, is_tail in blank:
+        text = el.tail if is_tail else el.text
+        if not text or not text.strip() or inside_dropped(el.getparent() if is_tail else el):
+            continue
+        target = twin[el]
+        span = etree.Element("span", {MARK_ATTRIBUTE: "removed-text"})
+        span.text = text
+        if is_tail:
+            target.tail = None
+            target.addnext(span)
+        else:
+            target.text = None
+            target.insert(0, span)
+    doctype = root.getroottree().docinfo.doctype
+    html = lxml.html.tostring(copied, encoding="unicode")
+    return f"{doctype}\n{html}" if doctype else html
+
+
+def _removal(page: ParsedPage, verdict: Verdict) -> tuple[list[tuple[etree._Element, bool]], list[etree._Element]]:
+    """What removal does, without doing it: the text pieces to blank and the
+    outermost elements to drop (in document order)."""
     root = page.root
     body = find_body(root)
     kept: dict[etree._Element, int] = {}
@@ -232,16 +309,11 @@ def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
             counts[owner] = counts.get(owner, 0) + 1
             if is_template:
                 blank.append((el, is_tail))
-    for el, is_tail in blank:
-        if is_tail:
-            el.tail = None
-        else:
-            el.text = None
     for el in verdict.template_elements:
         if el.getparent() is not None and el is not body:
             removed[el] = removed.get(el, 0) + 1 + kept.pop(el, 0)
     if body is None:
-        return root
+        return blank, []
     # Post-order totals: reversed pre-order visits descendants before ancestors.
     order = list(body.iter())
     subtree_kept: dict[etree._Element, int] = {}
@@ -257,6 +329,7 @@ def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
         if parent is not None and el is not body:
             subtree_kept[parent] = subtree_kept.get(parent, 0) + k
             subtree_removed[parent] = subtree_removed.get(parent, 0) + r
+    dropped = []
     for el in order:
         parent = el.getparent()
         if el is body or parent is None:
@@ -264,8 +337,8 @@ def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
         emptied = subtree_removed.get(el, 0) and not subtree_kept.get(el, 0)
         # Only the outermost emptied element is dropped; its tail stays.
         if emptied and (parent is body or not (subtree_removed.get(parent, 0) and not subtree_kept.get(parent, 0))):
-            _drop_keep_tail(el)
-    return root
+            dropped.append(el)
+    return blank, dropped
 
 
 def _drop_keep_tail(el: etree._Element) -> None:
