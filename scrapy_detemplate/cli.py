@@ -2,6 +2,8 @@
 
 * ``clean``: JSONL pages in (``{"url", "html_b64"}`` or ``{"url", "html"}``), one
   JSONL result out per page, in order, flushed as soon as the page is done.
+* ``report``: the same JSONL pages in, a static HTML report of what was removed
+  out (``-o DIR``; open ``DIR/index.html``); see :mod:`scrapy_detemplate.report`.
 * ``eval``: a method (or several) over corpus manifests, scored as METRICS.md says.
 * ``train``: retrain the templateness model of the ``isotonic`` method from a crawl
   (``scrapy-detemplate train CORPUS.manifest.jsonl -o model.json``; see ``--help``).
@@ -15,7 +17,7 @@ import base64
 import binascii
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -23,6 +25,7 @@ from scrapy_detemplate.config import DEFAULT_SETTINGS, DetemplateConfig, Invalid
 from scrapy_detemplate.engine import CleanResult, Detemplater
 from scrapy_detemplate.evaluation import Summary, format_table, parse_cost, plot, read_manifest, run_method, run_peer
 from scrapy_detemplate.peers import PEERS, load_peer
+from scrapy_detemplate.report import ReportWriter
 from scrapy_detemplate.runners import RUNNERS
 
 
@@ -46,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if args.command == "clean":
         return clean(config, args.input, args.output)
+    if args.command == "report":
+        return report(config, args.input, args.output, args.pages, args.title)
     return evaluate(args, parser)
 
 
@@ -65,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     p_clean = sub.add_parser("clean", parents=[common], help="clean JSONL pages, in order")
     p_clean.add_argument("-i", "--input", type=argparse.FileType("r", encoding="utf-8"), default=sys.stdin)
     p_clean.add_argument("-o", "--output", type=argparse.FileType("w", encoding="utf-8"), default=sys.stdout)
+    p_report = sub.add_parser("report", parents=[common], help="JSONL pages in, an HTML report of what was removed")
+    p_report.add_argument("-i", "--input", type=argparse.FileType("r", encoding="utf-8"), default=sys.stdin)
+    p_report.add_argument("-o", "--output", required=True, metavar="DIR", help="directory to write the report into")
+    p_report.add_argument(
+        "--pages", type=int, default=None, help="sample pages per site (default: DETEMPLATE_REPORT_PAGES, 3)"
+    )
+    p_report.add_argument("--title", default="scrapy-detemplate report", help="title of the report's index")
     p_eval = sub.add_parser("eval", parents=[common], help="score methods (and peers) on corpora")
     p_eval.add_argument("manifests", nargs="+", help="corpus manifest(s), e.g. ../shared/corpus/c2f.manifest.jsonl")
     p_eval.add_argument("--per-site", action="store_true", help="also print one row per site")
@@ -89,6 +101,35 @@ def _config(method: str | None, pairs: list[str]) -> DetemplateConfig:
 def clean(config: DetemplateConfig, source: IO[str], sink: IO[str]) -> int:
     """The stable protocol: one JSON page per line in, one JSON result per line out."""
     engine = Detemplater(config)
+    for page in _pages(source):
+        if isinstance(page, str):
+            sink.write(json.dumps({"url": None, "error": page}) + "\n")
+        else:
+            url, body, headers = page
+            sink.write(json.dumps(_output(engine.process(url, body, headers=headers)), ensure_ascii=False) + "\n")
+        sink.flush()
+    return 0
+
+
+def report(config: DetemplateConfig, source: IO[str], directory: str, pages: int | None, title: str) -> int:
+    """JSONL pages in (as ``clean`` reads them), a static HTML report written into ``directory``."""
+    engine = Detemplater(config)
+    try:
+        writer = ReportWriter(directory, config.report_pages if pages is None else pages, title=title)
+    except ValueError as exc:
+        raise SystemExit(f"scrapy-detemplate: {exc}") from exc
+    for page in _pages(source):
+        if isinstance(page, str):
+            continue
+        url, body, headers = page
+        site = config.site_key(url)
+        writer.add(site, engine.process(url, body, headers=headers, mark=writer.wants_sample(site)))
+    print(f"scrapy-detemplate: report written to {writer.close()}")
+    return 0
+
+
+def _pages(source: IO[str]) -> Iterator[tuple[str, bytes | str, dict[str, str] | None] | str]:
+    """``(url, body, headers)`` per JSONL page, or an error message for a line that is not one."""
     for number, raw in enumerate(source, 1):
         if not raw.strip():
             continue
@@ -98,13 +139,9 @@ def clean(config: DetemplateConfig, source: IO[str], sink: IO[str]) -> int:
             body: bytes | str = base64.b64decode(page["html_b64"]) if "html_b64" in page else str(page["html"])
         except (ValueError, KeyError, TypeError, binascii.Error) as exc:
             print(f"scrapy-detemplate: line {number}: not a page ({exc})", file=sys.stderr)
-            sink.write(json.dumps({"url": None, "error": f"line {number}: {exc}"}) + "\n")
-            sink.flush()
+            yield f"line {number}: {exc}"
             continue
-        result = engine.process(url, body, headers=page.get("headers") or None)
-        sink.write(json.dumps(_output(result), ensure_ascii=False) + "\n")
-        sink.flush()
-    return 0
+        yield url, body, page.get("headers") or None
 
 
 def _output(result: CleanResult) -> dict[str, object]:

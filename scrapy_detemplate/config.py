@@ -67,6 +67,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_COMBINED_MODEL": "",
     "DETEMPLATE_COMBINED_THRESHOLD": 0.5,
     "DETEMPLATE_COMBINED_SITE_DF": 0.9,
+    "DETEMPLATE_REPORT_DIR": "",
+    "DETEMPLATE_REPORT_PAGES": 3,
 }
 
 SANDWICH_UNITS = ("text", "source")
@@ -151,6 +153,8 @@ class DetemplateConfig:
     isotonic_penalty: float = 0.0003
     isotonic_min_chars: int = 20
     isotonic_levels: int = 20
+    report_dir: str = ""
+    report_pages: int = 3
 
     def __post_init__(self) -> None:
         from scrapy_detemplate.runners import RUNNERS  # the registry knows the methods
@@ -234,6 +238,11 @@ class DetemplateConfig:
                 raise InvalidSetting(_setting_name(name), value, "an integer in [1, 1000]")
         if not callable(self.site_key):
             raise InvalidSetting("DETEMPLATE_SITE_KEY", self.site_key, "a callable url -> site key")
+        if not isinstance(self.report_dir, str):
+            raise InvalidSetting("DETEMPLATE_REPORT_DIR", self.report_dir, "'' or a directory (str)")
+        pages = self.report_pages
+        if isinstance(pages, bool) or not isinstance(pages, int) or not 0 <= pages <= 1000:
+            raise InvalidSetting("DETEMPLATE_REPORT_PAGES", pages, "an integer in [0, 1000] (sample pages per site)")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | Any) -> DetemplateConfig:

@@ -260,7 +260,7 @@ def mark_template(page: ParsedPage, verdict: Verdict) -> str:
     """
     root = page.root
     copied = copy.deepcopy(root)
-    twin = dict(zip(root.iter(), copied.iter()))
+    twin = dict(zip(root.iter(), copied.iter(), strict=True))
     blank, dropped = _removal(page, verdict)
     dropped_set = set(dropped)
     for el in dropped:
@@ -286,7 +286,7 @@ def mark_template(page: ParsedPage, verdict: Verdict) -> str:
         else:
             target.text = None
             target.insert(0, span)
-    doctype = root.getroottree().docinfo.doctype
+    doctype = getattr(root.getroottree().docinfo, "doctype", "")  # not in lxml's stubs
     html = lxml.html.tostring(copied, encoding="unicode")
     return f"{doctype}\n{html}" if doctype else html
 

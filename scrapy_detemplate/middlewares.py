@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from itemadapter import ItemAdapter, is_item
@@ -30,6 +31,7 @@ from scrapy_detemplate._crawler import (
 )
 from scrapy_detemplate.config import DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import CleanResult, Detemplater
+from scrapy_detemplate.report import ReportWriter
 from scrapy_detemplate.runners.rtdm import HOLD
 
 if TYPE_CHECKING:
@@ -131,12 +133,23 @@ class DetemplateDownloaderMiddleware:
     returns a coroutine that Scrapy awaits, and the held request keeps its place
     in ``downloader.active`` (so held pages count against ``CONCURRENT_REQUESTS``).
     When the page is let go it is run again and cleaned with the site's template.
+
+    With a ``report`` (``DETEMPLATE_REPORT_DIR``), every result is counted in
+    it and its sample pages are processed with ``mark=True`` and written as they
+    come; the report's index is written when the spider closes.
     """
 
-    def __init__(self, engine: Detemplater, stats: StatsCollector | None = None, replace_body: bool = False) -> None:
+    def __init__(
+        self,
+        engine: Detemplater,
+        stats: StatsCollector | None = None,
+        replace_body: bool = False,
+        report: ReportWriter | None = None,
+    ) -> None:
         self.engine = engine
         self.stats = stats
         self.replace_body = replace_body
+        self.report = report
         self.holder: PageHolder[_Held] | None = None
         self._crawler: Crawler | None = None
         self._timer: Any = None
@@ -147,9 +160,13 @@ class DetemplateDownloaderMiddleware:
         if not crawler.settings.getbool("DETEMPLATE_ENABLED", True):
             raise NotConfigured("DETEMPLATE_ENABLED is off")
         engine = engine_for(crawler)
-        mw = cls(engine, crawler.stats, engine.config.replace_body)
-        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         config = engine.config
+        report = None
+        if config.report_dir:
+            title = f"scrapy-detemplate report: spider {getattr(crawler.spidercls, 'name', '')}, method {config.method}"
+            report = ReportWriter(config.report_dir, config.report_pages, title=title)
+        mw = cls(engine, crawler.stats, config.replace_body, report)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         if config.method == "rtdm" and config.rtdm_hold:
             concurrency = crawler.settings.getint("CONCURRENT_REQUESTS")
             if 0 < concurrency <= config.rtdm_hold:
@@ -180,6 +197,11 @@ class DetemplateDownloaderMiddleware:
         line = summary(self.stats)
         if line:
             logger.info(line)
+        if self.report is not None:
+            try:
+                logger.info("detemplate: report written to %s", self.report.close())
+            except Exception:
+                logger.error("detemplate: could not write the report", exc_info=True)
 
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
@@ -191,7 +213,9 @@ class DetemplateDownloaderMiddleware:
             self._inc("detemplate/skipped")
             return response
         try:
-            result = self.engine.process(response.url, response.body, headers=_headers(response))
+            result = self.engine.process(
+                response.url, response.body, headers=_headers(response), mark=self._sample(response.url)
+            )
             if self.holder is not None:
                 if result.reason == HOLD:
                     return self._hold(request, response)
@@ -205,8 +229,19 @@ class DetemplateDownloaderMiddleware:
             self._inc("detemplate/error")
         return response
 
+    def _sample(self, url: str) -> bool:
+        """Whether this page is one of the report's samples (marked)."""
+        return self.report is not None and self.report.wants_sample(self.engine.config.site_key(url))
+
     def _finish(self, request: Request, response: Response, result: CleanResult) -> Response:
         record(self.stats, result)
+        if self.report is not None:
+            try:
+                self.report.add(self.engine.config.site_key(response.url), result)
+            except Exception:  # a report must never break a crawl
+                logger.error("detemplate: could not add %s to the report", response.url, exc_info=True)
+                self._inc("detemplate/report/error")
+            result = replace(result, marked_html="") if result.marked_html else result
         request.meta[META_KEY] = result
         if self.replace_body and result.status == "cleaned" and isinstance(response, TextResponse):
             request.meta[ORIGINAL_BODY_META_KEY] = response.body
@@ -239,7 +274,10 @@ class DetemplateDownloaderMiddleware:
             held.out = held.response  # unless cleaned below
             try:
                 with runner.replay():
-                    result = self.engine.process(held.response.url, held.response.body, headers=_headers(held.response))
+                    result = self.engine.process(
+                        held.response.url, held.response.body, headers=_headers(held.response),
+                        mark=self._sample(held.response.url),
+                    )  # fmt: skip
                 held.out = self._finish(held.request, held.response, result)
             except Exception:  # never lose a held page
                 logger.error("detemplate: failed on held %s; passed on unchanged", held.response.url, exc_info=True)

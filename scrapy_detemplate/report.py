@@ -71,18 +71,17 @@ def safe_page(document: str, *, marks: bool) -> str:
     root = parse_html(document)
     if root is None:
         root = etree.fromstring("<html><body></body></html>", etree.HTMLParser())
-    doctype = root.getroottree().docinfo.doctype
+    doctype = getattr(root.getroottree().docinfo, "doctype", "")  # not in lxml's stubs
     for el in list(root.iter(*_STRIP_TAGS)):
         _drop(el)
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
         for name in list(el.attrib):
-            lowered = name.lower()
-            value = el.attrib[name].strip().lower()
-            if lowered.startswith("on") or lowered in ("ping", "srcdoc", "srcset", "http-equiv"):
-                del el.attrib[name]
-            elif lowered in _URL_ATTRIBUTES and value.startswith(("javascript:", "vbscript:", "data:text/html")):
+            lowered = str(name).lower()
+            value = str(el.attrib[name]).strip().lower()
+            handler = lowered.startswith("on") or lowered in ("ping", "srcdoc", "srcset", "http-equiv")
+            if handler or (lowered in _URL_ATTRIBUTES and value.startswith(("javascript:", "vbscript:", "data:text/"))):
                 del el.attrib[name]
     if not marks:
         for el in list(root.iter()):
@@ -347,7 +346,7 @@ pages it was removed on{note}; ordered by where it stands on a page (mean positi
         total = sum(e.pages for e in entries)
         chars = sum(e.chars_total for e in entries)
         removed = sum(e.chars_removed for e in entries)
-        others = f" (and more, only counted: the last row)" if self.other.pages else ""
+        others = " (and more, only counted: the last row)" if self.other.pages else ""
         body = f"""<h1>{_e(self.title)}</h1>
 <p>{len(self.sites)} sites{others}, {total} pages;
 {100 * removed / chars if chars else 0:.1f}% of the visible text removed as template.</p>
