@@ -46,3 +46,15 @@ def test_site_key_can_be_an_import_path():
 def test_directory_key_is_site_plus_path_directory():
     assert directory_key("http://Ex.com/a/b/c.html?q=1", "ex.com") == "ex.com/a/b/"
     assert directory_key("http://ex.com", "ex.com") == "ex.com/"
+
+
+@pytest.mark.parametrize(("name", "value"), [("DETEMPLATE_REPORT_PAGES", -1), ("DETEMPLATE_REPORT_PAGES", "many")])
+def test_bad_report_settings_are_named(name, value):
+    with pytest.raises(InvalidSetting, match=name):
+        DetemplateConfig.from_settings({name: value})
+
+
+def test_report_settings_default_off_with_three_samples():
+    config = DetemplateConfig.from_settings({})
+    assert (config.report_dir, config.report_pages) == ("", 3)
+    assert DetemplateConfig.from_settings({"DETEMPLATE_REPORT_DIR": "r", "DETEMPLATE_REPORT_PAGES": "5"}).report_pages == 5

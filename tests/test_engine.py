@@ -212,3 +212,76 @@ def test_the_default_store_is_bounded_like_a_crawls(page):
         run(engine, f"http://{host}/x/1", page.format(title="t", body="b"))
     assert engine.store.size("segments") == 2  # the least recently used site went
     assert engine.store.size("sandwich") == 2
+
+
+# -- marking what was removed (for reports) ------------------------------------
+
+
+def _unmarked_lines(marked_html: str) -> list[str]:
+    """The visible lines of a marked page once its marked parts are taken out."""
+    from scrapy_detemplate._html import parse_html, visible_lines
+    from scrapy_detemplate.report import _drop
+
+    root = parse_html(marked_html)
+    for el in [e for e in root.iter() if isinstance(e.tag, str) and e.get("data-detemplate")]:
+        _drop(el)
+    return [line.text for line in visible_lines(root)]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        DetemplateConfig(method="sandwich"),
+        DetemplateConfig(method="segments", segments_df_threshold=2),
+        DetemplateConfig(method="rtdm", rtdm_max_pages=2),
+        DetemplateConfig(method="combined"),
+        DetemplateConfig(method="tps"),
+        DetemplateConfig(method="isotonic"),
+    ],
+    ids=lambda c: c.method,
+)
+def test_marked_page_without_its_marks_is_the_clean_page(config):
+    from demosite import build_site
+
+    engine = Detemplater(config)
+    cleaned = 0
+    for path, demo in list(build_site().items())[:12]:
+        result = engine.process(f"http://demo{path}", demo.body, headers={"Content-Type": demo.content_type}, mark=True)
+        assert result.marked_html, path
+        assert _unmarked_lines(result.marked_html) == result.text.splitlines(), (config.method, path)
+        if result.status == "cleaned":
+            cleaned += 1
+            assert 'data-detemplate="removed' in result.marked_html
+    assert cleaned
+
+
+def test_marking_wraps_removed_text_of_a_kept_element_and_keeps_the_rest():
+    engine = Detemplater(SANDWICH)
+    page = "<html><body><div>Shared intro<p>{}</p><br>Shared outro</div></body></html>"
+    run(engine, "http://ex.com/a/1", page.format("First story"))
+    result = run(engine, "http://ex.com/a/2", page.format("Second story"), mark=True)
+    assert result.text == "Second story"
+    assert '<div><span data-detemplate="removed-text">Shared intro</span><p>Second story</p>' in result.marked_html
+    assert '<br><span data-detemplate="removed-text">Shared outro</span></div>' in result.marked_html
+
+
+def test_marking_source_lines_marks_the_lines_that_did_not_survive(page):
+    engine = Detemplater(DetemplateConfig(method="sandwich", sandwich_unit="source"))
+    source = page.replace("><", ">\n<")
+    run(engine, "http://ex.com/news/1", source.format(title="One", body="First story"))
+    result = run(engine, "http://ex.com/news/2", source.format(title="Two", body="Second story"), mark=True)
+    assert result.status == "cleaned"
+    assert _unmarked_lines(result.marked_html) == result.text.splitlines()
+
+
+def test_results_are_the_same_with_and_without_marking(page):
+    from dataclasses import replace
+
+    plain, marking = Detemplater(SANDWICH), Detemplater(SANDWICH)
+    for n in range(3):
+        html = page.format(title=f"T{n}", body=f"Story number {n}")
+        a = run(plain, f"http://ex.com/news/{n}", html)
+        b = run(marking, f"http://ex.com/news/{n}", html, mark=True)
+        assert a.marked_html == ""
+        assert b.marked_html
+        assert a == replace(b, marked_html="")
