@@ -57,4 +57,5 @@ def test_bad_report_settings_are_named(name, value):
 def test_report_settings_default_off_with_three_samples():
     config = DetemplateConfig.from_settings({})
     assert (config.report_dir, config.report_pages) == ("", 3)
-    assert DetemplateConfig.from_settings({"DETEMPLATE_REPORT_DIR": "r", "DETEMPLATE_REPORT_PAGES": "5"}).report_pages == 5
+    config = DetemplateConfig.from_settings({"DETEMPLATE_REPORT_DIR": "r", "DETEMPLATE_REPORT_PAGES": "5"})
+    assert (config.report_dir, config.report_pages) == ("r", 5)

@@ -126,7 +126,7 @@ def test_index_and_site_page_say_what_was_removed(tmp_path):
 
 
 def test_sample_page_frames_the_views_sandboxed_beside_the_clean_text(tmp_path):
-    writer, results = demo_report(tmp_path, pages=1, count=3)
+    _, results = demo_report(tmp_path, pages=1, count=3)
     (sample,) = (tmp_path / "sites").glob("*/sample-1.html")
     root = parse_html(sample.read_text())
     frames = root.xpath("//iframe")
@@ -156,7 +156,7 @@ def test_bounds_other_sites_are_only_counted_and_lines_are_pruned(tmp_path):
 
 
 def test_no_samples_with_zero_pages_and_bad_pages_value_is_named(tmp_path):
-    writer, _ = demo_report(tmp_path, pages=0, count=4)
+    demo_report(tmp_path, pages=0, count=4)
     assert not list((tmp_path / "sites").glob("*/sample-*"))
     with pytest.raises(ValueError, match="pages=-1"):
         ReportWriter(tmp_path, -1)
