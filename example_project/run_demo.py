@@ -1,5 +1,8 @@
 """The main job: serve the demo site on 127.0.0.1, crawl it, write a clean feed.
 
+The crawl also writes a report of what was removed (``DETEMPLATE_REPORT_DIR``)
+beside the feed, in ``output/report/``.
+
     python example_project/run_demo.py [--output example_project/output/items.jsonl]
 
 Runs the real ``scrapy crawl site`` in this project, then prints a summary:
@@ -33,6 +36,8 @@ def main() -> int:
     output = Path(args.output).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"start_url={base}/", "-O", str(output)]
+    report_dir = output.parent / "report"  # what was removed, to look at in a browser
+    command += ["-s", f"DETEMPLATE_REPORT_DIR={report_dir}"]
     if args.method:
         command += ["-s", f"DETEMPLATE_METHOD={args.method}"]
     print("$", " ".join(command))
@@ -41,6 +46,7 @@ def main() -> int:
     finally:
         server.shutdown()
     print(report(pages, output))
+    print(f"what was removed, page by page: open {report_dir / 'index.html'} in a browser")
     return 0
 
 

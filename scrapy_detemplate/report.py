@@ -340,7 +340,7 @@ pages it was removed on{note}; ordered by where it stands on a page (mean positi
             + f'<td class="num">{e.pages}</td><td class="num">{100 * e.removed_share:.1f}%</td>'
             + f"<td>{_e(_counts(e.methods))}</td>"
             + "".join(f'<td class="num">{e.statuses[s]}</td>' for s in ("cleaned", "unchanged", "passthrough"))
-            + f"<td>{_e(_counts(e.reasons))}</td><td class='num'>{len(e.samples)}</td></tr>"
+            + f"<td>{_e(_counts(e.reasons))}</td><td>{_sample_links(e)}</td></tr>"
             for e in entries
         )
         total = sum(e.pages for e in entries)
@@ -354,6 +354,13 @@ pages it was removed on{note}; ordered by where it stands on a page (mean positi
 <th>cleaned</th><th>unchanged</th><th>passed through</th><th>why not cleaned</th><th>samples</th></tr></thead>
 <tbody>{rows}</tbody></table>"""
         return _document(self.title, body)
+
+
+def _sample_links(entry: SiteReport) -> str:
+    return " ".join(
+        f'<a href="sites/{entry.slug}/{_e(file)}" title="{_e(url)}">{n}</a>'
+        for n, (file, url, _, _) in enumerate(entry.samples, 1)
+    )
 
 
 def _counts(counter: Counter[str]) -> str:

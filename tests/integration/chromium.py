@@ -196,3 +196,24 @@ class Chromium:
         os.close(self._write)
         os.close(self._read_fd)
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    """``python tests/integration/chromium.py URL OUT.png [WIDTH HEIGHT]``: a screenshot once the page has painted."""
+    url, out = argv[0], argv[1]
+    width, height = (int(argv[2]), int(argv[3])) if len(argv) > 3 else (1280, 800)
+    browser = Chromium(width, height)
+    try:
+        browser.open(url)
+        time.sleep(1.5)  # out-of-process frames paint after the load event
+        with open(out, "wb") as f:
+            f.write(browser.screenshot())
+    finally:
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
