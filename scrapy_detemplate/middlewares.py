@@ -164,7 +164,11 @@ class DetemplateDownloaderMiddleware:
         report = None
         if config.report_dir:
             title = f"scrapy-detemplate report: spider {getattr(crawler.spidercls, 'name', '')}, method {config.method}"
-            report = ReportWriter(config.report_dir, config.report_pages, title=title)
+            try:
+                report = ReportWriter(config.report_dir, config.report_pages, title=title)
+            except OSError as exc:
+                expected = f"a writable directory ({exc})"
+                raise InvalidSetting("DETEMPLATE_REPORT_DIR", config.report_dir, expected) from exc
         mw = cls(engine, crawler.stats, config.replace_body, report)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         if config.method == "rtdm" and config.rtdm_hold:
