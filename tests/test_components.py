@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import pytest
 import scrapy
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
+from scrapy_detemplate.config import InvalidSetting
 from scrapy_detemplate.middlewares import DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware
 from scrapy_detemplate.pipelines import DetemplatePipeline
 
@@ -90,3 +92,29 @@ def test_stats_count_status_reason_and_method():
         1,
         2,
     )
+
+
+def test_downloader_middleware_writes_a_report_marking_only_its_samples(tmp_path):
+    report = tmp_path / "report"
+    crawler = crawler_with(DETEMPLATE_REPORT_DIR=str(report), DETEMPLATE_REPORT_PAGES=2)
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    assert downloader.report is not None
+    marked = []
+    for n in range(1, 5):
+        resp = response(f"http://ex.com/a/{n}", PAGE.format(f"story {n}"))
+        marked.append(downloader._sample(resp.url))
+        resp = downloader.process_response(resp.request, resp)
+        assert resp.meta["detemplate"].marked_html == ""  # items and meta never carry the marked page
+    assert marked == [True, False, True, False]  # the site's pages 1 and 3
+    (site_dir,) = (report / "sites").iterdir()
+    assert sorted(p.name for p in site_dir.glob("sample-?.html")) == ["sample-1.html", "sample-2.html"]
+    assert not (report / "index.html").exists()
+    downloader.spider_closed()
+    assert "ex.com" in (report / "index.html").read_text()
+
+
+def test_an_unwritable_report_dir_is_named_at_start_up(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(InvalidSetting, match="DETEMPLATE_REPORT_DIR"):
+        DetemplateDownloaderMiddleware.from_crawler(crawler_with(DETEMPLATE_REPORT_DIR=str(blocker / "report")))
