@@ -52,7 +52,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_TPS_MIN_SHARE": 0.05,
     "DETEMPLATE_RTDM_MAX_PAGES": 24,
     "DETEMPLATE_RTDM_MAX_NODES": 5_000,
-    "DETEMPLATE_RTDM_MAX_CELLS": 2_000_000,
+    "DETEMPLATE_RTDM_MAX_CELLS": 400_000,
     "DETEMPLATE_RTDM_MEANWHILE": "sandwich",
     "DETEMPLATE_RTDM_TEMPLATES": 3,
     "DETEMPLATE_RTDM_MATCH": 0.5,
@@ -139,7 +139,7 @@ class DetemplateConfig:
     tps_min_share: float = 0.05
     rtdm_max_pages: int = 24
     rtdm_max_nodes: int = 5_000
-    rtdm_max_cells: int = 2_000_000
+    rtdm_max_cells: int = 400_000
     rtdm_meanwhile: str = "sandwich"
     rtdm_templates: int = 3
     rtdm_match: float = 0.5

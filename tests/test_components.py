@@ -90,3 +90,31 @@ def test_stats_count_status_reason_and_method():
         1,
         2,
     )
+
+
+def test_a_result_fills_only_items_of_the_response_it_was_computed_for():
+    """A response whose meta holds another page's result (copied, and the downloader
+    middleware did not see it, e.g. it was switched off for that request) fills nothing."""
+    crawler = crawler_with()
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    spider_mw = DetemplateSpiderMiddleware.from_crawler(crawler)
+    first = response("http://ex.com/a/1", PAGE.format("one"))
+    first = downloader.process_response(first.request, first)
+    copied = Request("http://ex.com/b/1", meta=dict(first.meta))
+    other = HtmlResponse(copied.url, body=PAGE.format("two").encode(), encoding="utf-8", request=copied)
+    (item,) = spider_mw.process_spider_output(other, [{"url": other.url}])
+    assert item == {"url": "http://ex.com/b/1"}
+
+
+def test_the_downloader_middleware_drops_a_copied_result_it_does_not_replace():
+    crawler = crawler_with(DETEMPLATE_REPLACE_BODY=True)
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    for n in (1, 2):  # the second page is cleaned, so its original body is kept too
+        first = response(f"http://ex.com/a/{n}", PAGE.format(f"page {n}"))
+        first = downloader.process_response(first.request, first)
+    assert {"detemplate", "detemplate_original_body"} <= set(first.meta)
+    for extra, status in (({"dont_detemplate": True}, 200), ({"handle_httpstatus_all": True}, 404)):
+        request = Request("http://ex.com/b/1", meta={**first.meta, **extra})
+        resp = HtmlResponse(request.url, status=status, body=b"<p>x</p>", encoding="utf-8", request=request)
+        out = downloader.process_response(request, resp)
+        assert not {"detemplate", "detemplate_original_body"} & set(out.meta), extra

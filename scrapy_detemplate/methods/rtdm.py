@@ -302,6 +302,7 @@ class Mapping:
     cls1: list[int]
     cls2: list[int]
     cells: int
+    work: int = 0  # cells + RECORD_WORK per matrix: what max_cells bounds
 
 
 def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int | None = None) -> Mapping:
@@ -321,8 +322,9 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
 
     The recursion runs on an explicit stack (pages can be 250 deep); the
     result for a pair depends only on the pair's identical-subtree classes, so
-    it is computed once per class pair.  Raises :class:`TooLarge` when more
-    than ``max_cells`` DP cells would be filled.
+    it is computed once per class pair.  Raises :class:`TooLarge`, before any
+    matrix is filled, when the work (DP cells plus :data:`RECORD_WORK` per
+    matrix) would exceed ``max_cells``.
     """
     p, q, r = costs.replace, costs.insert, costs.delete
     intern: dict[tuple[object, ...], int] = {}
@@ -342,32 +344,45 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
     if cls1[0] == cls2[0]:
         return Mapping(t1, t2, 0.0, IDENT, records, cls1, cls2, 0)
 
-    stack = [(0, 0)]
+    # First the class pairs the DP needs, children before parents, and their work,
+    # so that a pair over the bound is refused before a single matrix is filled.
+    # Expanding a pair costs its m x n label checks, which its own cells pay for.
+    order: list[tuple[int, int]] = []
+    expanded: set[tuple[int, int]] = set()
+    work = 0
+    stack: list[tuple[int, int, bool]] = [(0, 0, False)]
     while stack:
-        x, y = stack[-1]
+        x, y, done = stack.pop()
+        if done:
+            order.append((x, y))
+            continue
         key = (cls1[x], cls2[y])
-        if key in records:
-            stack.pop()
+        if key in expanded:
             continue
-        by_label: dict[str, list[int]] = {}
-        for b in ch2[y]:
-            by_label.setdefault(lab2[b], []).append(b)
-        pending = False
-        for a in ch1[x]:
-            for b in by_label.get(lab1[a], ()):
-                if cls1[a] != cls2[b] and (cls1[a], cls2[b]) not in records:
-                    stack.append((a, b))
-                    pending = True
-        if pending:
-            continue
-        stack.pop()
+        expanded.add(key)
         xs, ys = ch1[x], ch2[y]
-        m, n = len(xs), len(ys)
-        cells += (m + 1) * (n + 1)
-        if max_cells is not None and cells > max_cells:
-            raise TooLarge(f"more than {max_cells} DP cells")
-        records[key] = _fill(xs, ys, lab1, lab2, cls1, cls2, size1, size2, records, p, q, r)
-    return Mapping(t1, t2, records[(cls1[0], cls2[0])].total, NOOP, records, cls1, cls2, cells)
+        cells += (len(xs) + 1) * (len(ys) + 1)
+        work += (len(xs) + 1) * (len(ys) + 1) + RECORD_WORK
+        if max_cells is not None and work > max_cells:
+            raise TooLarge(f"more than {max_cells} DP cells (a matrix counting {RECORD_WORK} more)")
+        stack.append((x, y, True))  # filled after every pair pushed below (a pair's subtrees are smaller)
+        by_label: dict[str, list[int]] = {}
+        for b in ys:
+            by_label.setdefault(lab2[b], []).append(b)
+        for a in xs:
+            for b in by_label.get(lab1[a], ()):
+                if cls1[a] != cls2[b] and (cls1[a], cls2[b]) not in expanded:
+                    stack.append((a, b, False))
+    for x, y in order:
+        records[(cls1[x], cls2[y])] = _fill(ch1[x], ch2[y], lab1, lab2, cls1, cls2, size1, size2, records, p, q, r)
+    return Mapping(t1, t2, records[(cls1[0], cls2[0])].total, NOOP, records, cls1, cls2, cells, work)
+
+
+#: Weight of one DP matrix (one class pair) against one cell, in the work that
+#: ``max_cells`` bounds: exploring, allocating and filling a matrix of a few cells
+#: costs about as much as filling this many cells of a large one (measured with
+#: pages of many small subtrees, ``bench/bench_rtdm.py --long-pages``).
+RECORD_WORK = 16
 
 
 def _fill(
