@@ -118,3 +118,53 @@ def test_the_downloader_middleware_drops_a_copied_result_it_does_not_replace():
         resp = HtmlResponse(request.url, status=status, body=b"<p>x</p>", encoding="utf-8", request=request)
         out = downloader.process_response(request, resp)
         assert not {"detemplate", "detemplate_original_body"} & set(out.meta), extra
+
+
+# -- partial configurations (issue 16: the add-on line that silently did nothing) ------
+
+
+def by_hand(**settings):
+    """A crawler configured without the add-on."""
+    crawler = get_crawler(settings_dict={"DETEMPLATE_METHOD": "sandwich", **settings})
+    crawler._apply_settings()
+    return crawler
+
+
+DL = {"DOWNLOADER_MIDDLEWARES": {"scrapy_detemplate.middlewares.DetemplateDownloaderMiddleware": 540}}
+SP = {"SPIDER_MIDDLEWARES": {DetemplateSpiderMiddleware: 550}}
+PIPE = {"ITEM_PIPELINES": {DetemplatePipeline: 100}}
+
+
+def warnings_building(crawler, *components, caplog) -> str:
+    import logging
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scrapy_detemplate"):
+        for component in components:
+            component.from_crawler(crawler)
+    return "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING)
+
+
+def test_the_spider_middleware_without_the_downloader_middleware_warns(caplog):
+    text = warnings_building(by_hand(**SP, **PIPE), DetemplateSpiderMiddleware, DetemplatePipeline, caplog=caplog)
+    assert "DetemplateDownloaderMiddleware is not enabled" in text and "ADDONS" in text
+    assert text.count("\n") == 0  # said once per crawl, not per component
+
+
+def test_the_pipeline_alone_warns_unless_it_has_a_source_field(caplog):
+    assert "fills no item" in warnings_building(by_hand(**PIPE), DetemplatePipeline, caplog=caplog)
+    raw = by_hand(**PIPE, DETEMPLATE_SOURCE_FIELD="html")
+    assert warnings_building(raw, DetemplatePipeline, caplog=caplog) == ""
+
+
+def test_the_downloader_middleware_alone_warns_unless_item_fields_are_off(caplog):
+    text = warnings_building(by_hand(**DL), DetemplateDownloaderMiddleware, caplog=caplog)
+    assert "DetemplateSpiderMiddleware is not enabled" in text and "DETEMPLATE_TEXT_FIELD" in text
+    meta_only = by_hand(**DL, DETEMPLATE_TEXT_FIELD="")
+    assert warnings_building(meta_only, DetemplateDownloaderMiddleware, caplog=caplog) == ""
+
+
+def test_the_addon_or_every_component_by_hand_does_not_warn(caplog):
+    components = (DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware, DetemplatePipeline)
+    assert warnings_building(crawler_with(), *components, caplog=caplog) == ""
+    assert warnings_building(by_hand(**DL, **SP, **PIPE), *components, caplog=caplog) == ""
