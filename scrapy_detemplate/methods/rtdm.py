@@ -201,7 +201,7 @@ class LabelTree:
         labels, parent = data.get("labels"), data.get("parent")
         if not isinstance(labels, list) or not isinstance(parent, list) or len(labels) != len(parent):
             return None
-        if not labels or parent[0] != -1:
+        if not labels or parent[0] != -1 or not isinstance(labels[0], str):
             return None
         for node in range(1, len(parent)):
             p = parent[node]

@@ -60,7 +60,7 @@ from scrapy_detemplate.methods.rtdm import (
     text_leaves,
 )
 from scrapy_detemplate.runners.base import NoRemoval, ParsedPage, Runner, Verdict
-from scrapy_detemplate.store import SiteLocking, StateStore
+from scrapy_detemplate.store import SiteLocking, StateStore, Value
 
 NAMESPACE = "rtdm"
 _VERSION = 1
@@ -311,6 +311,28 @@ class RtdmRunner:
         while len(self._cache) > _CACHE:
             self._cache.popitem(last=False)
         return trees
+
+
+def valid_state(value: Value) -> bool:
+    """Whether ``value`` is a site's state as :class:`RtdmRunner` writes it (checked
+    when state is loaded: a bad value is a cold start, not a failing page)."""
+    if not (isinstance(value, dict) and value.get("v") == _VERSION and type(value.get("gen")) is int):
+        return False
+    templates, learner = value.get("templates"), value.get("learner")
+    if not isinstance(templates, list) or not all(
+        isinstance(t, dict) and type(t.get("uses", 0)) is int and LabelTree.from_data(t) is not None for t in templates
+    ):
+        return False
+    if learner is not None:
+        seen = learner.get("seen") if isinstance(learner, dict) else None
+        if not (isinstance(seen, int) and not isinstance(seen, bool) and seen >= 1):
+            return False
+        if LabelTree.from_data(learner) is None:
+            return False
+    refused = value.get("refused", 0)
+    if not isinstance(refused, int) or isinstance(refused, bool) or refused < 0:
+        return False
+    return isinstance(value.get("too_large", False), bool)
 
 
 def _fingerprint(entries: list[dict[str, Any]]) -> int:
