@@ -35,7 +35,24 @@ def engine_for(crawler: Crawler) -> Detemplater:
         _ENGINES[crawler] = engine
         logger.info("detemplate: method %r enabled", engine.config.method)
         check_components(crawler, config)
+        if config.method == "rtdm":
+            report_walk(crawler.stats)
     return engine
+
+
+def report_walk(stats: StatsCollector | None) -> None:
+    """Say once, at start-up, whether rtdm removes templates with the compiled walk
+    (stats ``detemplate/rtdm/compiled_walk``: 1 or 0); it turns off without a word
+    when the extension is missing or was built against another lxml."""
+    from scrapy_detemplate.methods.rtdm import compiled_walk
+
+    in_use, why_not = compiled_walk()
+    if in_use:
+        logger.info("detemplate: rtdm removes templates with the compiled walk (scrapy_detemplate.methods._walk)")
+    else:
+        logger.warning("detemplate: rtdm removes templates with the Python walk, about twice the time: %s", why_not)
+    if stats is not None:
+        stats.set_value("detemplate/rtdm/compiled_walk", int(in_use))
 
 
 _ADD_ON = "enable the add-on (ADDONS = {'scrapy_detemplate.Addon': 0}, in the ADDONS dict settings.py has) or"

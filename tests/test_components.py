@@ -168,3 +168,37 @@ def test_the_addon_or_every_component_by_hand_does_not_warn(caplog):
     components = (DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware, DetemplatePipeline)
     assert warnings_building(crawler_with(), *components, caplog=caplog) == ""
     assert warnings_building(by_hand(**DL, **SP, **PIPE), *components, caplog=caplog) == ""
+
+
+# -- whether rtdm's compiled walk is in use (issue 16: it was invisible) -----------------
+
+
+def test_the_compiled_walk_is_logged_once_and_counted_when_rtdm_runs(caplog):
+    import logging
+
+    from scrapy_detemplate.methods import rtdm
+
+    with caplog.at_level(logging.INFO, logger="scrapy_detemplate"):
+        crawler = crawler_with(DETEMPLATE_METHOD="rtdm")
+        for component in (DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware, DetemplatePipeline):
+            component.from_crawler(crawler)
+    in_use = rtdm._compiled_walk is not None
+    assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") == int(in_use)
+    said = [r.getMessage() for r in caplog.records if "walk" in r.getMessage()]
+    assert len(said) == 1 and ("compiled walk" in said[0] if in_use else "Python walk" in said[0])
+
+
+def test_a_python_walk_says_why(caplog, monkeypatch):
+    from scrapy_detemplate.methods import rtdm
+
+    monkeypatch.setattr(rtdm, "_compiled_walk", None)  # as where it could not be built
+    crawler = crawler_with(DETEMPLATE_METHOD="rtdm")
+    DetemplateDownloaderMiddleware.from_crawler(crawler)
+    assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") == 0
+    assert "Python walk" in caplog.text and "about twice the time" in caplog.text
+
+
+def test_other_methods_do_not_report_the_walk():
+    crawler = crawler_with(DETEMPLATE_METHOD="sandwich")
+    DetemplateDownloaderMiddleware.from_crawler(crawler)
+    assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") is None

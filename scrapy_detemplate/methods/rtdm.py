@@ -1057,13 +1057,24 @@ class FindTemplate:
         self.seen += 1
 
 
-def _load_compiled_walk() -> Any:
-    """The compiled walk, when it was built against the lxml in use; else None."""
+def _load_compiled_walk() -> tuple[Any, str]:
+    """The compiled walk, when it was built against the lxml in use (else None), and why not."""
     try:
         from scrapy_detemplate.methods import _walk  # type: ignore[attr-defined]
-    except Exception:  # not built, or built against an lxml whose C API differs
-        return None
-    return _walk if tuple(getattr(_walk, "LXML_VERSION", ()))[:2] == etree.LXML_VERSION[:2] else None
+    except Exception as exc:  # not built, or built against an lxml whose C API differs
+        return None, f"scrapy_detemplate.methods._walk is not built or does not load ({type(exc).__name__}: {exc})"
+    built = tuple(getattr(_walk, "LXML_VERSION", ()))[:2]
+    if built != etree.LXML_VERSION[:2]:
+        built_text, running = (".".join(map(str, v)) for v in (built, etree.LXML_VERSION[:2]))
+        return None, f"it was built against lxml {built_text}, lxml {running} runs (reinstall to rebuild)"
+    return _walk, ""
 
 
-_compiled_walk = _load_compiled_walk()
+_compiled_walk, _why_not_compiled = _load_compiled_walk()
+
+
+def compiled_walk() -> tuple[bool, str]:
+    """Whether :func:`find` runs the compiled walk, and if not, why (for the crawl's log)."""
+    if _compiled_walk is not None:
+        return True, ""
+    return False, _why_not_compiled or "it was turned off in this process"
