@@ -332,7 +332,6 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
     lab1, lab2 = t1.labels, t2.labels
     ch1, ch2, size1, size2 = t1.children, t2.children, t1.size, t2.size
     records: dict[tuple[int, int], Record] = {}
-    cells = 0
     n1, n2 = len(t1), len(t2)
     if not n1 or not n2:
         return Mapping(t1, t2, r * n1 + q * n2, 0, records, cls1, cls2, 0)
@@ -346,10 +345,15 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
 
     # First the class pairs the DP needs, children before parents, and their work,
     # so that a pair over the bound is refused before a single matrix is filled.
-    # Expanding a pair costs its m x n label checks, which its own cells pay for.
-    order: list[tuple[int, int]] = []
+    # A pair's work is counted when it is first pushed, so a refusal comes as soon
+    # as the pairs found so far pass the bound, and costs no more than the bound.
+    cells = (len(ch1[0]) + 1) * (len(ch2[0]) + 1)
+    work = cells + RECORD_WORK
+    if max_cells is not None and work > max_cells:
+        raise TooLarge(f"more than {max_cells} DP cells (a matrix counting {RECORD_WORK} more)")
+    counted: set[tuple[int, int]] = {(cls1[0], cls2[0])}
     expanded: set[tuple[int, int]] = set()
-    work = 0
+    order: list[tuple[int, int]] = []
     stack: list[tuple[int, int, bool]] = [(0, 0, False)]
     while stack:
         x, y, done = stack.pop()
@@ -360,19 +364,24 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
         if key in expanded:
             continue
         expanded.add(key)
-        xs, ys = ch1[x], ch2[y]
-        cells += (len(xs) + 1) * (len(ys) + 1)
-        work += (len(xs) + 1) * (len(ys) + 1) + RECORD_WORK
-        if max_cells is not None and work > max_cells:
-            raise TooLarge(f"more than {max_cells} DP cells (a matrix counting {RECORD_WORK} more)")
         stack.append((x, y, True))  # filled after every pair pushed below (a pair's subtrees are smaller)
         by_label: dict[str, list[int]] = {}
-        for b in ys:
+        for b in ch2[y]:
             by_label.setdefault(lab2[b], []).append(b)
-        for a in xs:
+        for a in ch1[x]:
+            ca = cls1[a]
             for b in by_label.get(lab1[a], ()):
-                if cls1[a] != cls2[b] and (cls1[a], cls2[b]) not in expanded:
-                    stack.append((a, b, False))
+                pair = (ca, cls2[b])
+                if ca == pair[1] or pair in expanded:
+                    continue
+                if pair not in counted:
+                    counted.add(pair)
+                    size = (len(ch1[a]) + 1) * (len(ch2[b]) + 1)
+                    cells += size
+                    work += size + RECORD_WORK
+                    if max_cells is not None and work > max_cells:
+                        raise TooLarge(f"more than {max_cells} DP cells (a matrix counting {RECORD_WORK} more)")
+                stack.append((a, b, False))  # again if queued but not expanded: it must be filled before x, y
     for x, y in order:
         records[(cls1[x], cls2[y])] = _fill(ch1[x], ch2[y], lab1, lab2, cls1, cls2, size1, size2, records, p, q, r)
     return Mapping(t1, t2, records[(cls1[0], cls2[0])].total, NOOP, records, cls1, cls2, cells, work)

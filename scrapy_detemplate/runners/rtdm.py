@@ -27,7 +27,7 @@ State, in namespace ``rtdm`` under ``page.site``, is plain data::
      "learner": {"labels": [...], "parent": [...], "seen": int} | None,
      "refused": int, "too_large": bool}
 
-``refused`` counts the pages in a row that were too large to be samples; at
+``refused`` counts the pages in a row that the mapping refused (``rtdm_max_cells``); at
 :data:`GIVE_UP_AFTER` the site is ``too_large``: it learns no more, and pages
 that no template fits are cleaned by the meanwhile method at once (detail
 :data:`TOO_LARGE_TO_LEARN`), so a site of pages too long for the mapping pays
@@ -70,8 +70,8 @@ SEED_SHARE = 0.1
 #: Verdict detail of a sample page the crawl holds until its site has learned.
 HOLD = "hold"
 #: A site stops learning after this many pages in a row too large for the mapping
-#: (``rtdm_max_nodes`` or ``rtdm_max_cells``): its pages then go straight to the
-#: meanwhile method, with this detail, instead of paying for the attempt each time.
+#: (``rtdm_max_cells``): its pages then go straight to the meanwhile method, with
+#: this detail, instead of paying for the attempt each time.
 GIVE_UP_AFTER = 3
 TOO_LARGE_TO_LEARN = "too_large_to_learn"
 
@@ -191,8 +191,9 @@ class RtdmRunner:
     def _learn(self, page: ParsedPage, body: Any, state: dict[str, Any]) -> Verdict:
         try:
             sample = page_tree(body, self._max_nodes)
-        except TooLarge:
-            return self._refuse(page, state)
+        except TooLarge:  # cheap to find out (the count stops at the bound): no reason to give up on the site
+            self.counts["too_large"] += 1
+            return self._clean_meanwhile(page)
         learner = state.get("learner")
         finder = FindTemplate(self._max_pages, costs=self._costs, max_cells=self._max_cells)
         if isinstance(learner, dict):
@@ -262,8 +263,9 @@ class RtdmRunner:
         )  # fmt: skip
 
     def _refuse(self, page: ParsedPage, state: dict[str, Any]) -> Verdict:
-        """A page too large to be a sample: cleaned meanwhile; the site gives up
-        learning after :data:`GIVE_UP_AFTER` such pages in a row."""
+        """A page the mapping refused: cleaned meanwhile; the site gives up learning
+        after :data:`GIVE_UP_AFTER` such pages in a row (pages over the node bound
+        are not counted: finding that out costs little)."""
         self.counts["too_large"] += 1
         refused = state.get("refused")
         state["refused"] = refused = (refused if type(refused) is int and refused >= 0 else 0) + 1
@@ -272,8 +274,8 @@ class RtdmRunner:
             state["learner"] = None
             self.counts["given_up"] += 1
             logger.info(
-                "detemplate: rtdm stops learning %s: %d pages in a row too large to map (DETEMPLATE_RTDM_MAX_NODES, "
-                "DETEMPLATE_RTDM_MAX_CELLS); its pages go to the meanwhile method (reason %r)",
+                "detemplate: rtdm stops learning %s: %d pages in a row too large to map (DETEMPLATE_RTDM_MAX_CELLS); "
+                "its pages go to the meanwhile method (reason %r)",
                 page.site, refused, TOO_LARGE_TO_LEARN,
             )  # fmt: skip
         self._store.set(NAMESPACE, page.site, state)

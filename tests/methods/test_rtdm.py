@@ -409,8 +409,7 @@ def test_pages_over_the_node_bound_go_to_the_meanwhile_method() -> None:
     result = det.process("http://ex.com/a/1", PAGE.format(title="T", text="X", link="L").encode())
     assert (result.status, result.reason) == ("unchanged", "learning")
     assert det.runner.counts["too_large"] == 1  # type: ignore[attr-defined]
-    state = det.store.get("rtdm", "ex.com")
-    assert isinstance(state, dict) and (state["learner"], state["refused"]) == (None, 1)  # not a sample
+    assert det.store.get("rtdm", "ex.com") is None  # not a sample, and no reason to give up on the site
 
 
 def long_page(k: int, paragraphs: int) -> bytes:
