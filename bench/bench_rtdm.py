@@ -1,6 +1,7 @@
 """Cost of RTDM-TD learning and of template removal, as ratios to a plain lxml parse.
 
     .venv/bin/python bench/bench_rtdm.py [--paper-f1 | --applied | --recall] [--python-walk] [MANIFEST ...]
+    .venv/bin/python bench/bench_rtdm.py --long-pages
 
 In one process, over the corpus pages in manifest order (both corpora by
 default), for every page: the time of ``lxml.html.document_fromstring`` on the
@@ -30,6 +31,9 @@ Prints medians (and the 90th percentile) of the ratios and writes them to
 (Section 6.1) as a function of MaxPages, see :func:`paper_f1`; ``--applied``
 prints quality on the pages cleaned by a learned template only; ``--recall``
 counts the pages where recall and the walk alone disagree, see :func:`recall_agreement`;
+``--long-pages`` times the pages of issue 16 (400, 800 and 1,400 paragraphs that
+differ from page to page) fed in sequence to the engine at the default bounds, and
+what one unit of the mapping's work costs, see :func:`long_pages`;
 ``--python-walk`` times removal without the compiled walk (``methods/_walk``), as
 on a machine where it could not be built (the figures are printed, not written).
 """
@@ -258,10 +262,58 @@ def recall_agreement(sites: dict[str, list[tuple[str, str]]], samples: int = REM
     )
 
 
+def long_page(k: int, paragraphs: int) -> str:
+    return "<html><body>" + "".join(f"<p>page {k} paragraph {i}</p>" for i in range(paragraphs)) + "</body></html>"
+
+
+def long_pages() -> list[str]:
+    """Seconds per page of the engine (``rtdm``, default bounds) on pages of 400, 800 and
+    1,400 paragraphs, in sequence on one site; then the cost of one unit of the work
+    ``DETEMPLATE_RTDM_MAX_CELLS`` bounds (a DP cell; a matrix counts
+    :data:`~scrapy_detemplate.methods.rtdm.RECORD_WORK` more), for one large matrix and for many
+    small ones, and of refusing a pair over the bound (the count alone)."""
+    config = DetemplateConfig(method="rtdm")
+    det = Detemplater(config)
+    out = [f"== long pages, one site, rtdm at the default bounds (DETEMPLATE_RTDM_MAX_CELLS={config.rtdm_max_cells})"]
+    for k, n in enumerate((400,) * 3 + (800,) * 3 + (1400,) * 3):
+        result, seconds = clock(det.process, f"http://long.test/p/{k}", long_page(k, n).encode())
+        out.append(f"{n:>5} paragraphs: {seconds:7.3f} s  {result.status}/{result.reason}")
+    runner = det.runner
+    out.append(f"runner counts: {getattr(runner, 'counts', {})}")
+
+    def tree(html: str) -> LabelTree:
+        root = parse_html(html)
+        body = find_body(root) if root is not None else None
+        assert body is not None
+        return page_tree(body)
+
+    big = (
+        tree("<body>" + "".join(f"<br class=a{i % 7}>" for i in range(700)) + "</body>"),
+        tree("<body>" + "".join(f"<hr class=b{i % 5}>" for i in range(700)) + "</body>"),
+    )
+    small = tree(long_page(1, 150)), tree(long_page(2, 150))
+    for name, (t1, t2) in (("one 701 x 701 matrix", big), ("150 x 150 matrices of 2 x 2", small)):
+        mapping, seconds = clock(rtdm.rtdm_td, t1, t2)
+        out.append(
+            f"{name:<28} work {mapping.work:>8}  {seconds:6.3f} s  {1e6 * seconds / mapping.work:5.2f} us per unit"
+        )
+    t1, t2 = tree(long_page(1, 400)), tree(long_page(2, 400))
+    refused = time.perf_counter()
+    with contextlib.suppress(TooLarge):
+        rtdm.rtdm_td(t1, t2, max_cells=config.rtdm_max_cells)
+    out.append(f"refusing 400 x 400 paragraphs at the bound: {time.perf_counter() - refused:.3f} s")
+    return out
+
+
 def main(argv: list[str]) -> None:
     if "--python-walk" in argv:  # time the Python walk, as where the compiled one cannot be built
         rtdm._compiled_walk = None
         print("(the Python walk: scrapy_detemplate.methods._walk not used)")
+    if "--long-pages" in argv:
+        lines = long_pages()
+        print("\n".join(lines))
+        write_result("rtdm_long_pages.txt", "\n".join(lines))
+        return
     if "--recall" in argv:
         for manifest in [Path(a) for a in argv if not a.startswith("--")] or MANIFESTS:
             print(f"{manifest.name}: {recall_agreement(pages_by_site([manifest]))}")

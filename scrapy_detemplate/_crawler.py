@@ -34,7 +34,78 @@ def engine_for(crawler: Crawler) -> Detemplater:
         engine.runner = lock_runner(engine.runner, engine.store)  # per-site locks in a shared store
         _ENGINES[crawler] = engine
         logger.info("detemplate: method %r enabled", engine.config.method)
+        check_components(crawler, config)
+        if config.method == "rtdm":
+            report_walk(crawler.stats)
     return engine
+
+
+def report_walk(stats: StatsCollector | None) -> None:
+    """Say once, at start-up, whether rtdm removes templates with the compiled walk
+    (stats ``detemplate/rtdm/compiled_walk``: 1 or 0); it turns off without a word
+    when the extension is missing or was built against another lxml."""
+    from scrapy_detemplate.methods.rtdm import compiled_walk
+
+    in_use, why_not = compiled_walk()
+    if in_use:
+        logger.info("detemplate: rtdm removes templates with the compiled walk (scrapy_detemplate.methods._walk)")
+    else:
+        logger.warning("detemplate: rtdm removes templates with the Python walk, about twice the time: %s", why_not)
+    if stats is not None:
+        stats.set_value("detemplate/rtdm/compiled_walk", int(in_use))
+
+
+_ADD_ON = "enable the add-on (ADDONS = {'scrapy_detemplate.Addon': 0}, in the ADDONS dict settings.py has) or"
+
+
+def check_components(crawler: Crawler, config: DetemplateConfig) -> None:
+    """Warn, once per crawl, about a hand configuration that cannot fill items.
+
+    Only what a running component can see: a configuration that enables none
+    of them (the add-on line pasted above ``ADDONS = {}``) runs no code of
+    ours, so nothing can warn about it.
+    """
+    from scrapy_detemplate.middlewares import DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware
+    from scrapy_detemplate.pipelines import DetemplatePipeline
+
+    downloader = _enabled(crawler, "DOWNLOADER_MIDDLEWARES", DetemplateDownloaderMiddleware)
+    spider = _enabled(crawler, "SPIDER_MIDDLEWARES", DetemplateSpiderMiddleware)
+    pipeline = _enabled(crawler, "ITEM_PIPELINES", DetemplatePipeline)
+    fields = any((config.text_field, config.html_field, config.method_field))
+    if spider and not downloader:
+        logger.warning(
+            "detemplate: DetemplateSpiderMiddleware is enabled but DetemplateDownloaderMiddleware is not enabled: "
+            "no response is cleaned, so no item gets its %r field; %s add it to DOWNLOADER_MIDDLEWARES (540)",
+            config.text_field, _ADD_ON,
+        )  # fmt: skip
+    elif downloader and not spider and fields and not config.source_field:
+        logger.warning(
+            "detemplate: DetemplateDownloaderMiddleware is enabled but DetemplateSpiderMiddleware is not enabled: "
+            "results reach response.meta['detemplate'] only, items get no %r field; %s add it to "
+            "SPIDER_MIDDLEWARES (550), or set DETEMPLATE_TEXT_FIELD = '' if meta is all you read",
+            config.text_field, _ADD_ON,
+        )  # fmt: skip
+    elif pipeline and not spider and not downloader and not config.source_field:
+        logger.warning(
+            "detemplate: DetemplatePipeline is enabled without the middlewares or DETEMPLATE_SOURCE_FIELD: "
+            "it fills no item; %s add the middlewares (or set DETEMPLATE_SOURCE_FIELD for items carrying HTML)",
+            _ADD_ON,
+        )  # fmt: skip
+
+
+def _enabled(crawler: Crawler, setting: str, component: type) -> bool:
+    """Whether ``component`` (or a subclass) is enabled in a component priority dict setting."""
+    from scrapy.utils.conf import build_component_list
+    from scrapy.utils.misc import load_object
+
+    for entry in build_component_list(crawler.settings.getwithbase(setting)):
+        try:
+            obj = load_object(entry) if isinstance(entry, str) else entry
+        except Exception:  # Scrapy itself reports a path that does not load
+            continue
+        if isinstance(obj, type) and issubclass(obj, component):
+            return True
+    return False
 
 
 def record(stats: StatsCollector | None, result: CleanResult) -> None:

@@ -47,11 +47,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = _config(None if args.command == "eval" else args.method, args.set)
     except InvalidSetting as exc:
         parser.error(str(exc))
-    if args.command == "clean":
-        return clean(config, args.input, args.output)
-    if args.command == "report":
-        return report(config, args.input, args.output, args.pages, args.title)
-    return evaluate(args, parser)
+    try:
+        if args.command == "clean":
+            return clean(config, args.input, args.output)
+        if args.command == "report":
+            return report(config, args.input, args.output, args.pages, args.title)
+        return evaluate(args, parser)
+    except InvalidSetting as exc:  # found when the engine is built (e.g. a model file that is not one)
+        parser.error(str(exc))
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ Scrapy components and the CLI turn settings into one frozen
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -52,7 +53,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_TPS_MIN_SHARE": 0.05,
     "DETEMPLATE_RTDM_MAX_PAGES": 24,
     "DETEMPLATE_RTDM_MAX_NODES": 5_000,
-    "DETEMPLATE_RTDM_MAX_CELLS": 2_000_000,
+    "DETEMPLATE_RTDM_MAX_CELLS": 400_000,
     "DETEMPLATE_RTDM_MEANWHILE": "sandwich",
     "DETEMPLATE_RTDM_TEMPLATES": 3,
     "DETEMPLATE_RTDM_MATCH": 0.5,
@@ -141,7 +142,7 @@ class DetemplateConfig:
     tps_min_share: float = 0.05
     rtdm_max_pages: int = 24
     rtdm_max_nodes: int = 5_000
-    rtdm_max_cells: int = 2_000_000
+    rtdm_max_cells: int = 400_000
     rtdm_meanwhile: str = "sandwich"
     rtdm_templates: int = 3
     rtdm_match: float = 0.5
@@ -161,6 +162,7 @@ class DetemplateConfig:
 
         if self.method not in RUNNERS:
             raise InvalidSetting("DETEMPLATE_METHOD", self.method, f"one of {sorted(RUNNERS)}")
+        _check_types(self)
         for name in ("max_bytes", "max_nodes", "max_depth", "max_lines", "max_directories",
                      "sandwich_candidates"):  # fmt: skip
             value = getattr(self, name)
@@ -257,6 +259,23 @@ class DetemplateConfig:
         return cls(**values)
 
 
+def _check_types(cfg: DetemplateConfig) -> None:
+    """Every boolean, integer and number setting has its type; numbers are finite
+    (``inf`` and ``nan`` pass ``>=`` and ``<`` checks in surprising ways)."""
+    for f in fields(cfg):
+        value, default = getattr(cfg, f.name), f.default
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise InvalidSetting(_setting_name(f.name), value, "a boolean")
+        elif isinstance(default, int):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidSetting(_setting_name(f.name), value, "an integer")
+        elif isinstance(default, float) and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+        ):
+            raise InvalidSetting(_setting_name(f.name), value, "a finite number")
+
+
 def _check_segments(cfg: DetemplateConfig, runners: Mapping[str, Any]) -> None:
     for name in ("segments_df_threshold", "segments_sweep_every"):
         value = getattr(cfg, name)
@@ -323,14 +342,30 @@ def _coerce(name: str, raw: Any, default: Any) -> Any:
         if text in ("0", "false", "no", "off", ""):
             return False
         raise InvalidSetting(name, raw, "a boolean")
-    if isinstance(default, (int, float)):
-        number, expected = (float, "a number") if isinstance(default, float) else (int, "a positive integer")
+    if isinstance(default, float):
         if isinstance(raw, bool):
-            raise InvalidSetting(name, raw, expected)
+            raise InvalidSetting(name, raw, "a finite number")
         try:
-            return number(raw)
-        except (TypeError, ValueError) as exc:
-            raise InvalidSetting(name, raw, expected) from exc
+            number = float(raw)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidSetting(name, raw, "a finite number") from exc
+        if not math.isfinite(number):
+            raise InvalidSetting(name, raw, "a finite number")
+        return number
+    if isinstance(default, int):
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lstrip("+-").isdigit():
+            return int(raw)
+        whole: float | None = raw if isinstance(raw, float) else None  # 12.0 and "1e3" are whole; 1.9 is not 1
+        if isinstance(raw, str):
+            try:
+                whole = float(raw)
+            except ValueError:
+                whole = None
+        if whole is not None and math.isfinite(whole) and whole.is_integer():
+            return int(whole)
+        raise InvalidSetting(name, raw, "an integer")
     if isinstance(default, str) and not isinstance(raw, str):
         raise InvalidSetting(name, raw, "a string")
     return raw

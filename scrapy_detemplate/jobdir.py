@@ -11,7 +11,9 @@ the bounds evict the same keys as before the pause.  It is written to a
 temporary file in the same directory and moved into place with
 :func:`os.replace`, so a crash while saving leaves the previous file whole.
 A missing file is a cold start; an unreadable, corrupt or foreign one is a
-cold start too, reported to the caller (logged and counted, never raised).
+cold start too, reported to the caller (logged and counted, never raised);
+so is each entry whose value the runners would not have written (checked on
+load, see :data:`~scrapy_detemplate.runners.STATE_CHECKS`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +39,8 @@ class LoadResult:
     keys: int = 0
     error: str = ""
     missing: bool = False
+    invalid: int = 0  # entries ``check`` refused (not loaded)
+    first_invalid: str = ""  # which one, for the log
 
 
 def state_path(jobdir: str | os.PathLike[str]) -> Path:
@@ -70,8 +75,12 @@ def save_state(store: MemoryStore, path: str | os.PathLike[str], method: str = "
     return count
 
 
-def load_state(store: MemoryStore, path: str | os.PathLike[str]) -> LoadResult:
-    """Fill ``store`` from ``path``; any problem leaves ``store`` empty and says why."""
+def load_state(
+    store: MemoryStore, path: str | os.PathLike[str], check: Callable[[str, Value], bool] | None = None
+) -> LoadResult:
+    """Fill ``store`` from ``path``; a file that is not a state file leaves ``store``
+    empty and says why.  With ``check(namespace, value)``, entries it refuses (a
+    valid layout with bad values) are left out and counted: those keys start cold."""
     source = Path(path)
     if not source.exists():
         return LoadResult(missing=True)
@@ -81,9 +90,16 @@ def load_state(store: MemoryStore, path: str | os.PathLike[str]) -> LoadResult:
         entries = _entries(data)
     except (OSError, UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
         return LoadResult(error=f"{type(exc).__name__}: {exc}"[:300])
+    loaded = invalid = 0
+    first = ""
     for namespace, key, value in entries:
+        if check is not None and not check(namespace, value):
+            invalid += 1
+            first = first or f"namespace {namespace!r}, key {key!r}"[:200]
+            continue
         store.set(namespace, key, value)
-    return LoadResult(keys=len(entries))
+        loaded += 1
+    return LoadResult(keys=loaded, invalid=invalid, first_invalid=first)
 
 
 def _entries(data: object) -> list[tuple[str, str, Value]]:

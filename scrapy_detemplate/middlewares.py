@@ -210,6 +210,10 @@ class DetemplateDownloaderMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response | Coroutine[Any, Any, Response]:
+        # A spider that copies meta into a new request (meta={**response.meta, ...})
+        # copies the earlier page's result too: it never belongs to this response.
+        request.meta.pop(META_KEY, None)
+        request.meta.pop(ORIGINAL_BODY_META_KEY, None)
         if request.meta.get(SKIP_META_KEY):
             self._inc("detemplate/skipped")
             return response
@@ -420,7 +424,9 @@ class DetemplateSpiderMiddleware:
     def _fill(self, response: Response, element: Any) -> Any:
         if is_item(element):
             result = response.meta.get(META_KEY) if response.request is not None else None
-            if isinstance(result, CleanResult):
+            # Only the result computed for this very response (the downloader middleware
+            # drops copied ones; the URL check holds where it did not see the response).
+            if isinstance(result, CleanResult) and result.url == response.url:
                 try:
                     self.filler.fill(element, result)
                 except Exception:

@@ -9,7 +9,7 @@
 * With ``DETEMPLATE_REDIS_URL``: a :class:`~scrapy_detemplate.redis_store.RedisStore`
   shared by every process of the spider, each page run under its site's lock.
 
-Stats, under ``detemplate/state/``: ``loaded_keys``, ``load_error``,
+Stats, under ``detemplate/state/``: ``loaded_keys``, ``load_error``, ``invalid_entries``,
 ``saved_keys``, ``save_error``, ``evictions``, ``redis_error``, ``lock_timeout``.
 """
 
@@ -95,12 +95,22 @@ class CrawlState:
             logger.info("detemplate: DETEMPLATE_STATE_FRESH is on; not loading %s", path)
             self._inc("detemplate/state/fresh")
             return
-        result = load_state(store, path)
+        from scrapy_detemplate.runners import valid_state
+
+        result = load_state(store, path, valid_state)
         if result.error:
             logger.warning("detemplate: could not load the state in %s (%s); starting cold", path, result.error)
             self._inc("detemplate/state/load_error")
             store.close()
-        elif not result.missing:
+            return
+        if result.invalid:
+            logger.warning(
+                "detemplate: left out %d invalid state entries of %s (first: %s); their sites and directories "
+                "start cold (stats detemplate/state/invalid_entries)",
+                result.invalid, path, result.first_invalid,
+            )  # fmt: skip
+            self._inc("detemplate/state/invalid_entries", result.invalid)
+        if not result.missing:
             logger.info("detemplate: loaded %d state keys from %s", result.keys, path)
             self._inc("detemplate/state/loaded_keys", result.keys)
 

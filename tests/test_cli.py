@@ -52,6 +52,15 @@ def test_invalid_setting_on_the_command_line_is_named():
     assert "DETEMPLATE_MAX_NODES='lots'" in proc.stderr
 
 
+def test_a_missing_model_file_is_named_without_a_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_detemplate", "clean", "-s", "DETEMPLATE_COMBINED_MODEL=/missing.json"],
+        input="", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "DETEMPLATE_COMBINED_MODEL='/missing.json'" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_the_module_and_the_cli_module_both_run_the_cli():
     for module in ("scrapy_detemplate", "scrapy_detemplate.cli"):
         proc = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60)

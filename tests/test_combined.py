@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,21 @@ def test_cross_validation_scores_every_corpus_on_sites_left_out_of_training():
     for summary in scores.values():
         macro = summary.macro()
         assert macro["f1"] == 1.0 and macro["removal"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("method", "setting"), [("combined", "DETEMPLATE_COMBINED_MODEL"), ("isotonic", "DETEMPLATE_ISOTONIC_MODEL")]
+)
+@pytest.mark.parametrize("content", [None, b"not json {", b'{"json": "but not a model"}', b"\xff\xfe\x00"])
+def test_an_unusable_model_file_fails_at_start_up_naming_the_setting_and_path(
+    tmp_path: Path, method: str, setting: str, content: bytes | None
+) -> None:
+    """Issue 16: a missing or non-JSON model file gave a bare traceback."""
+    path = tmp_path / "model.json"
+    if content is not None:
+        path.write_bytes(content)
+    config = DetemplateConfig.from_settings({"DETEMPLATE_METHOD": method, setting: str(path)})
+    with pytest.raises(InvalidSetting) as error:
+        Detemplater(config)
+    assert error.value.name == setting
+    assert f"{setting}='{path}'" in str(error.value)

@@ -118,3 +118,115 @@ def test_an_unwritable_report_dir_is_named_at_start_up(tmp_path):
     blocker.write_text("not a directory")
     with pytest.raises(InvalidSetting, match="DETEMPLATE_REPORT_DIR"):
         DetemplateDownloaderMiddleware.from_crawler(crawler_with(DETEMPLATE_REPORT_DIR=str(blocker / "report")))
+
+
+def test_a_result_fills_only_items_of_the_response_it_was_computed_for():
+    """A response whose meta holds another page's result (copied, and the downloader
+    middleware did not see it, e.g. it was switched off for that request) fills nothing."""
+    crawler = crawler_with()
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    spider_mw = DetemplateSpiderMiddleware.from_crawler(crawler)
+    first = response("http://ex.com/a/1", PAGE.format("one"))
+    first = downloader.process_response(first.request, first)
+    copied = Request("http://ex.com/b/1", meta=dict(first.meta))
+    other = HtmlResponse(copied.url, body=PAGE.format("two").encode(), encoding="utf-8", request=copied)
+    (item,) = spider_mw.process_spider_output(other, [{"url": other.url}])
+    assert item == {"url": "http://ex.com/b/1"}
+
+
+def test_the_downloader_middleware_drops_a_copied_result_it_does_not_replace():
+    crawler = crawler_with(DETEMPLATE_REPLACE_BODY=True)
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    for n in (1, 2):  # the second page is cleaned, so its original body is kept too
+        first = response(f"http://ex.com/a/{n}", PAGE.format(f"page {n}"))
+        first = downloader.process_response(first.request, first)
+    assert {"detemplate", "detemplate_original_body"} <= set(first.meta)
+    for extra, status in (({"dont_detemplate": True}, 200), ({"handle_httpstatus_all": True}, 404)):
+        request = Request("http://ex.com/b/1", meta={**first.meta, **extra})
+        resp = HtmlResponse(request.url, status=status, body=b"<p>x</p>", encoding="utf-8", request=request)
+        out = downloader.process_response(request, resp)
+        assert not {"detemplate", "detemplate_original_body"} & set(out.meta), extra
+
+
+# -- partial configurations (issue 16: the add-on line that silently did nothing) ------
+
+
+def by_hand(**settings):
+    """A crawler configured without the add-on."""
+    crawler = get_crawler(settings_dict={"DETEMPLATE_METHOD": "sandwich", **settings})
+    crawler._apply_settings()
+    return crawler
+
+
+DL = {"DOWNLOADER_MIDDLEWARES": {"scrapy_detemplate.middlewares.DetemplateDownloaderMiddleware": 540}}
+SP = {"SPIDER_MIDDLEWARES": {DetemplateSpiderMiddleware: 550}}
+PIPE = {"ITEM_PIPELINES": {DetemplatePipeline: 100}}
+
+
+def warnings_building(crawler, *components, caplog) -> str:
+    import logging
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scrapy_detemplate"):
+        for component in components:
+            component.from_crawler(crawler)
+    return "\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING)
+
+
+def test_the_spider_middleware_without_the_downloader_middleware_warns(caplog):
+    text = warnings_building(by_hand(**SP, **PIPE), DetemplateSpiderMiddleware, DetemplatePipeline, caplog=caplog)
+    assert "DetemplateDownloaderMiddleware is not enabled" in text and "ADDONS" in text
+    assert text.count("\n") == 0  # said once per crawl, not per component
+
+
+def test_the_pipeline_alone_warns_unless_it_has_a_source_field(caplog):
+    assert "fills no item" in warnings_building(by_hand(**PIPE), DetemplatePipeline, caplog=caplog)
+    raw = by_hand(**PIPE, DETEMPLATE_SOURCE_FIELD="html")
+    assert warnings_building(raw, DetemplatePipeline, caplog=caplog) == ""
+
+
+def test_the_downloader_middleware_alone_warns_unless_item_fields_are_off(caplog):
+    text = warnings_building(by_hand(**DL), DetemplateDownloaderMiddleware, caplog=caplog)
+    assert "DetemplateSpiderMiddleware is not enabled" in text and "DETEMPLATE_TEXT_FIELD" in text
+    meta_only = by_hand(**DL, DETEMPLATE_TEXT_FIELD="")
+    assert warnings_building(meta_only, DetemplateDownloaderMiddleware, caplog=caplog) == ""
+
+
+def test_the_addon_or_every_component_by_hand_does_not_warn(caplog):
+    components = (DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware, DetemplatePipeline)
+    assert warnings_building(crawler_with(), *components, caplog=caplog) == ""
+    assert warnings_building(by_hand(**DL, **SP, **PIPE), *components, caplog=caplog) == ""
+
+
+# -- whether rtdm's compiled walk is in use (issue 16: it was invisible) -----------------
+
+
+def test_the_compiled_walk_is_logged_once_and_counted_when_rtdm_runs(caplog):
+    import logging
+
+    from scrapy_detemplate.methods import rtdm
+
+    with caplog.at_level(logging.INFO, logger="scrapy_detemplate"):
+        crawler = crawler_with(DETEMPLATE_METHOD="rtdm")
+        for component in (DetemplateDownloaderMiddleware, DetemplateSpiderMiddleware, DetemplatePipeline):
+            component.from_crawler(crawler)
+    in_use = rtdm._compiled_walk is not None
+    assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") == int(in_use)
+    said = [r.getMessage() for r in caplog.records if "walk" in r.getMessage()]
+    assert len(said) == 1 and ("compiled walk" in said[0] if in_use else "Python walk" in said[0])
+
+
+def test_a_python_walk_says_why(caplog, monkeypatch):
+    from scrapy_detemplate.methods import rtdm
+
+    monkeypatch.setattr(rtdm, "_compiled_walk", None)  # as where it could not be built
+    crawler = crawler_with(DETEMPLATE_METHOD="rtdm")
+    DetemplateDownloaderMiddleware.from_crawler(crawler)
+    assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") == 0
+    assert "Python walk" in caplog.text and "about twice the time" in caplog.text
+
+
+def test_other_methods_do_not_report_the_walk():
+    crawler = crawler_with(DETEMPLATE_METHOD="sandwich")
+    DetemplateDownloaderMiddleware.from_crawler(crawler)
+    assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") is None

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scrapy_detemplate.config import DEFAULT_SETTINGS, DetemplateConfig, InvalidSetting, directory_key
 
@@ -59,3 +63,62 @@ def test_report_settings_default_off_with_three_samples():
     assert (config.report_dir, config.report_pages) == ("", 3)
     config = DetemplateConfig.from_settings({"DETEMPLATE_REPORT_DIR": "r", "DETEMPLATE_REPORT_PAGES": "5"})
     assert (config.report_dir, config.report_pages) == ("r", 5)
+
+
+NUMERIC = sorted(n for n, v in DEFAULT_SETTINGS.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+
+
+def test_every_numeric_setting_is_covered():
+    assert len(NUMERIC) >= 30 and "DETEMPLATE_SEGMENTS_N" in NUMERIC and "DETEMPLATE_MAX_NODES" in NUMERIC
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DETEMPLATE_SEGMENTS_N", "inf"),  # issue 16: overflowed later without naming the setting
+        ("DETEMPLATE_SEGMENTS_N", float("inf")),
+        ("DETEMPLATE_COMBINED_SITE_DF", "nan"),  # issue 16: accepted
+        ("DETEMPLATE_COMBINED_SITE_DF", float("nan")),
+        ("DETEMPLATE_MAX_NODES", 1.9),  # issue 16: silently 1
+        ("DETEMPLATE_MAX_NODES", "1.9"),
+        ("DETEMPLATE_RTDM_MAX_CELLS", float("inf")),
+    ],
+)
+def test_non_finite_and_non_integral_numbers_are_rejected_naming_setting_and_value(name, value):
+    with pytest.raises(InvalidSetting) as info:
+        DetemplateConfig.from_settings({name: value})
+    assert f"{name}={value!r}" in str(info.value)
+
+
+@pytest.mark.parametrize("name", NUMERIC)
+def test_numeric_settings_take_their_type_or_fail_naming_the_setting(name):
+    default = DEFAULT_SETTINGS[name]
+    field = name.removeprefix("DETEMPLATE_").lower()
+    whole = DetemplateConfig.from_settings({name: float(default)})  # 5.0 for an int setting is 5
+    assert getattr(whole, field) == default and type(getattr(whole, field)) is type(default)
+
+    numbers = st.one_of(st.floats(), st.integers(-(10**6), 10**15), st.floats().map(str), st.text(max_size=6))
+
+    @settings(derandomize=True, max_examples=60, deadline=None)
+    @given(numbers)
+    def check(raw: object) -> None:
+        try:
+            config = DetemplateConfig.from_settings({name: raw})
+        except InvalidSetting as exc:
+            assert exc.name == name
+            return
+        value = getattr(config, field)
+        assert type(value) is type(default) and math.isfinite(value)
+        if isinstance(raw, (int, float)):
+            assert value == raw  # never rounded: 1.9 is not 1
+
+    check()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 1.5, True])
+def test_the_library_config_checks_types_too(value):
+    with pytest.raises(InvalidSetting):
+        DetemplateConfig(max_nodes=value)  # type: ignore[arg-type]
+    if not isinstance(value, bool) and not (isinstance(value, float) and value == 1.5):
+        with pytest.raises(InvalidSetting):
+            DetemplateConfig(segments_n=value)

@@ -201,7 +201,7 @@ class LabelTree:
         labels, parent = data.get("labels"), data.get("parent")
         if not isinstance(labels, list) or not isinstance(parent, list) or len(labels) != len(parent):
             return None
-        if not labels or parent[0] != -1:
+        if not labels or parent[0] != -1 or not isinstance(labels[0], str):
             return None
         for node in range(1, len(parent)):
             p = parent[node]
@@ -302,6 +302,7 @@ class Mapping:
     cls1: list[int]
     cls2: list[int]
     cells: int
+    work: int = 0  # cells + RECORD_WORK per matrix: what max_cells bounds
 
 
 def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int | None = None) -> Mapping:
@@ -321,8 +322,9 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
 
     The recursion runs on an explicit stack (pages can be 250 deep); the
     result for a pair depends only on the pair's identical-subtree classes, so
-    it is computed once per class pair.  Raises :class:`TooLarge` when more
-    than ``max_cells`` DP cells would be filled.
+    it is computed once per class pair.  Raises :class:`TooLarge`, before any
+    matrix is filled, when the work (DP cells plus :data:`RECORD_WORK` per
+    matrix) would exceed ``max_cells``.
     """
     p, q, r = costs.replace, costs.insert, costs.delete
     intern: dict[tuple[object, ...], int] = {}
@@ -330,7 +332,6 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
     lab1, lab2 = t1.labels, t2.labels
     ch1, ch2, size1, size2 = t1.children, t2.children, t1.size, t2.size
     records: dict[tuple[int, int], Record] = {}
-    cells = 0
     n1, n2 = len(t1), len(t2)
     if not n1 or not n2:
         return Mapping(t1, t2, r * n1 + q * n2, 0, records, cls1, cls2, 0)
@@ -342,32 +343,55 @@ def rtdm_td(t1: LabelTree, t2: LabelTree, costs: Costs = Costs(), max_cells: int
     if cls1[0] == cls2[0]:
         return Mapping(t1, t2, 0.0, IDENT, records, cls1, cls2, 0)
 
-    stack = [(0, 0)]
+    # First the class pairs the DP needs, children before parents, and their work,
+    # so that a pair over the bound is refused before a single matrix is filled.
+    # A pair's work is counted when it is first pushed, so a refusal comes as soon
+    # as the pairs found so far pass the bound, and costs no more than the bound.
+    cells = (len(ch1[0]) + 1) * (len(ch2[0]) + 1)
+    work = cells + RECORD_WORK
+    if max_cells is not None and work > max_cells:
+        raise TooLarge(f"more than {max_cells} DP cells (a matrix counting {RECORD_WORK} more)")
+    counted: set[tuple[int, int]] = {(cls1[0], cls2[0])}
+    expanded: set[tuple[int, int]] = set()
+    order: list[tuple[int, int]] = []
+    stack: list[tuple[int, int, bool]] = [(0, 0, False)]
     while stack:
-        x, y = stack[-1]
-        key = (cls1[x], cls2[y])
-        if key in records:
-            stack.pop()
+        x, y, done = stack.pop()
+        if done:
+            order.append((x, y))
             continue
+        key = (cls1[x], cls2[y])
+        if key in expanded:
+            continue
+        expanded.add(key)
+        stack.append((x, y, True))  # filled after every pair pushed below (a pair's subtrees are smaller)
         by_label: dict[str, list[int]] = {}
         for b in ch2[y]:
             by_label.setdefault(lab2[b], []).append(b)
-        pending = False
         for a in ch1[x]:
+            ca = cls1[a]
             for b in by_label.get(lab1[a], ()):
-                if cls1[a] != cls2[b] and (cls1[a], cls2[b]) not in records:
-                    stack.append((a, b))
-                    pending = True
-        if pending:
-            continue
-        stack.pop()
-        xs, ys = ch1[x], ch2[y]
-        m, n = len(xs), len(ys)
-        cells += (m + 1) * (n + 1)
-        if max_cells is not None and cells > max_cells:
-            raise TooLarge(f"more than {max_cells} DP cells")
-        records[key] = _fill(xs, ys, lab1, lab2, cls1, cls2, size1, size2, records, p, q, r)
-    return Mapping(t1, t2, records[(cls1[0], cls2[0])].total, NOOP, records, cls1, cls2, cells)
+                pair = (ca, cls2[b])
+                if ca == pair[1] or pair in expanded:
+                    continue
+                if pair not in counted:
+                    counted.add(pair)
+                    size = (len(ch1[a]) + 1) * (len(ch2[b]) + 1)
+                    cells += size
+                    work += size + RECORD_WORK
+                    if max_cells is not None and work > max_cells:
+                        raise TooLarge(f"more than {max_cells} DP cells (a matrix counting {RECORD_WORK} more)")
+                stack.append((a, b, False))  # again if queued but not expanded: it must be filled before x, y
+    for x, y in order:
+        records[(cls1[x], cls2[y])] = _fill(ch1[x], ch2[y], lab1, lab2, cls1, cls2, size1, size2, records, p, q, r)
+    return Mapping(t1, t2, records[(cls1[0], cls2[0])].total, NOOP, records, cls1, cls2, cells, work)
+
+
+#: Weight of one DP matrix (one class pair) against one cell, in the work that
+#: ``max_cells`` bounds: exploring, allocating and filling a matrix of a few cells
+#: costs about as much as filling this many cells of a large one (measured with
+#: pages of many small subtrees, ``bench/bench_rtdm.py --long-pages``).
+RECORD_WORK = 16
 
 
 def _fill(
@@ -1042,13 +1066,24 @@ class FindTemplate:
         self.seen += 1
 
 
-def _load_compiled_walk() -> Any:
-    """The compiled walk, when it was built against the lxml in use; else None."""
+def _load_compiled_walk() -> tuple[Any, str]:
+    """The compiled walk, when it was built against the lxml in use (else None), and why not."""
     try:
         from scrapy_detemplate.methods import _walk  # type: ignore[attr-defined]
-    except Exception:  # not built, or built against an lxml whose C API differs
-        return None
-    return _walk if tuple(getattr(_walk, "LXML_VERSION", ()))[:2] == etree.LXML_VERSION[:2] else None
+    except Exception as exc:  # not built, or built against an lxml whose C API differs
+        return None, f"scrapy_detemplate.methods._walk is not built or does not load ({type(exc).__name__}: {exc})"
+    built = tuple(getattr(_walk, "LXML_VERSION", ()))[:2]
+    if built != etree.LXML_VERSION[:2]:
+        built_text, running = (".".join(map(str, v)) for v in (built, etree.LXML_VERSION[:2]))
+        return None, f"it was built against lxml {built_text}, lxml {running} runs (reinstall to rebuild)"
+    return _walk, ""
 
 
-_compiled_walk = _load_compiled_walk()
+_compiled_walk, _why_not_compiled = _load_compiled_walk()
+
+
+def compiled_walk() -> tuple[bool, str]:
+    """Whether :func:`find` runs the compiled walk, and if not, why (for the crawl's log)."""
+    if _compiled_walk is not None:
+        return True, ""
+    return False, _why_not_compiled or "it was turned off in this process"

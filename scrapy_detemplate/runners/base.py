@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from lxml import etree
 
 from scrapy_detemplate._html import Line, visible_lines
-from scrapy_detemplate.config import directory_key
+from scrapy_detemplate.config import InvalidSetting, directory_key
 
 if TYPE_CHECKING:
     from scrapy_detemplate.config import DetemplateConfig
@@ -92,3 +92,10 @@ class NoRemoval:
 
     def run(self, page: ParsedPage) -> Verdict:
         return Verdict(detail="no_removal")
+
+
+def unusable_model(setting: str, path: str, command: str, exc: Exception) -> InvalidSetting:
+    """The start-up error for a model file that is missing, unreadable or not a model."""
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    expected = f"a JSON model file from scrapy-detemplate {command} ({type(exc).__name__}: {reason[:200]})"
+    return InvalidSetting(setting, path, expected)

@@ -24,7 +24,7 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest
-from scrapy_detemplate.runners.base import ParsedPage, Verdict
+from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
 from scrapy_detemplate.runners.segments import SegmentsRunner
 from scrapy_detemplate.store import StateStore
@@ -39,7 +39,8 @@ DF_WINDOW = 20
 
 
 def load_forest(path: str = "") -> Forest:
-    """The model at ``path``, or the one shipped in the package."""
+    """The model at ``path``, or the one shipped in the package (``ValueError``
+    or ``OSError`` when the file is missing, unreadable or not a model)."""
     if path:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     else:
@@ -82,7 +83,11 @@ class CombinedRunner:
 
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._evidence = CombinedEvidence(config, store)
-        self._probability = load_forest(config.combined_model).compiled()
+        try:
+            forest = load_forest(config.combined_model)
+        except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
+            raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
+        self._probability = forest.compiled()
         self._threshold = config.combined_threshold
         self._site_df = config.combined_site_df
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.isotonic import quantize, smooth
 from scrapy_detemplate.methods.templateness import NodeTable, TemplatenessModel, build_table, load_model
-from scrapy_detemplate.runners.base import ParsedPage, Verdict
+from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.store import StateStore
 
 #: Scored nodes smoothed at most; larger pages are smoothed on coarser score levels.
@@ -36,7 +36,10 @@ class IsotonicRunner:
 
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         del store  # page-level: no state
-        self.model: TemplatenessModel = load_model(config.isotonic_model or None)
+        try:
+            self.model: TemplatenessModel = load_model(config.isotonic_model or None)
+        except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
+            raise unusable_model("DETEMPLATE_ISOTONIC_MODEL", config.isotonic_model, "train", exc) from exc
         self._smooth = config.isotonic_smooth
         self._threshold = config.isotonic_threshold
         self._penalty = config.isotonic_penalty

@@ -24,7 +24,14 @@ State, in namespace ``rtdm`` under ``page.site``, is plain data::
 
     {"v": 1, "gen": int,
      "templates": [{"labels": [...], "parent": [...], "uses": int}, ...],
-     "learner": {"labels": [...], "parent": [...], "seen": int} | None}
+     "learner": {"labels": [...], "parent": [...], "seen": int} | None,
+     "refused": int, "too_large": bool}
+
+``refused`` counts the pages in a row that the mapping refused (``rtdm_max_cells``); at
+:data:`GIVE_UP_AFTER` the site is ``too_large``: it learns no more, and pages
+that no template fits are cleaned by the meanwhile method at once (detail
+:data:`TOO_LARGE_TO_LEARN`), so a site of pages too long for the mapping pays
+for the attempt a few times, not on every page.
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ from scrapy_detemplate.methods.rtdm import (
     text_leaves,
 )
 from scrapy_detemplate.runners.base import NoRemoval, ParsedPage, Runner, Verdict
-from scrapy_detemplate.store import SiteLocking, StateStore
+from scrapy_detemplate.store import SiteLocking, StateStore, Value
 
 NAMESPACE = "rtdm"
 _VERSION = 1
@@ -62,6 +69,11 @@ _CACHE = 256
 SEED_SHARE = 0.1
 #: Verdict detail of a sample page the crawl holds until its site has learned.
 HOLD = "hold"
+#: A site stops learning after this many pages in a row too large for the mapping
+#: (``rtdm_max_cells``): its pages then go straight to the meanwhile method, with
+#: this detail, instead of paying for the attempt each time.
+GIVE_UP_AFTER = 3
+TOO_LARGE_TO_LEARN = "too_large_to_learn"
 
 logger = logging.getLogger("scrapy_detemplate")
 
@@ -111,6 +123,7 @@ class RtdmRunner:
         self._replaying = False
         self.counts = {
             "learning": 0, "applied": 0, "learned": 0, "too_large": 0, "extractions": 0, "restarts": 0, "held": 0,
+            "given_up": 0,
         }  # fmt: skip
 
     def run(self, page: ParsedPage) -> Verdict:
@@ -129,6 +142,8 @@ class RtdmRunner:
             return Verdict(template_lines=lines, template_elements=elements, detail="applied")
         if self._replaying:  # folded in when it first came: not a sample twice
             return self._clean_meanwhile(page)
+        if state.get("too_large") is True:
+            return self._clean_meanwhile(page, TOO_LARGE_TO_LEARN)
         return self._learn(page, body, state)
 
     # -- holding pages (DETEMPLATE_RTDM_HOLD) --------------------------------
@@ -176,7 +191,7 @@ class RtdmRunner:
     def _learn(self, page: ParsedPage, body: Any, state: dict[str, Any]) -> Verdict:
         try:
             sample = page_tree(body, self._max_nodes)
-        except TooLarge:
+        except TooLarge:  # cheap to find out (the count stops at the bound): no reason to give up on the site
             self.counts["too_large"] += 1
             return self._clean_meanwhile(page)
         learner = state.get("learner")
@@ -198,8 +213,13 @@ class RtdmRunner:
         try:
             finder.add(sample, body, located)
         except TooLarge:
-            self.counts["too_large"] += 1
-            return self._clean_meanwhile(page)
+            if finder.seen == 1 and finder.current is not None and len(sample) < len(finder.current):
+                # P_x is too large to map against this page: the smaller page takes its
+                # place, or one long first page would keep the site from ever learning.
+                finder.current = sample
+                self.counts["restarts"] += 1
+            else:
+                return self._refuse(page, state)
         # Seed check: two pages of one template share a sizeable part of their
         # text leaves; a first sample from another layout would leave almost
         # nothing, and every later page would match that nothing.
@@ -212,6 +232,7 @@ class RtdmRunner:
             self.counts["restarts"] += 1
         self.counts["extractions"] += finder.extractions
         assert finder.current is not None
+        state["refused"] = 0
         if not finder.done:
             state["learner"] = {**finder.current.as_data(), "seen": finder.seen}
             self._store.set(NAMESPACE, page.site, state)
@@ -241,14 +262,33 @@ class RtdmRunner:
             site, seen, len(template), len(entries),
         )  # fmt: skip
 
-    def _clean_meanwhile(self, page: ParsedPage) -> Verdict:
+    def _refuse(self, page: ParsedPage, state: dict[str, Any]) -> Verdict:
+        """A page the mapping refused: cleaned meanwhile; the site gives up learning
+        after :data:`GIVE_UP_AFTER` such pages in a row (pages over the node bound
+        are not counted: finding that out costs little)."""
+        self.counts["too_large"] += 1
+        refused = state.get("refused")
+        state["refused"] = refused = (refused if type(refused) is int and refused >= 0 else 0) + 1
+        if refused >= GIVE_UP_AFTER:
+            state["too_large"] = True
+            state["learner"] = None
+            self.counts["given_up"] += 1
+            logger.info(
+                "detemplate: rtdm stops learning %s: %d pages in a row too large to map (DETEMPLATE_RTDM_MAX_CELLS); "
+                "its pages go to the meanwhile method (reason %r)",
+                page.site, refused, TOO_LARGE_TO_LEARN,
+            )  # fmt: skip
+        self._store.set(NAMESPACE, page.site, state)
+        return self._clean_meanwhile(page)
+
+    def _clean_meanwhile(self, page: ParsedPage, detail: str = "learning") -> Verdict:
         self.counts["learning"] += 1
         verdict = self._meanwhile.run(page)
         return Verdict(
             template_lines=verdict.template_lines,
             template_elements=verdict.template_elements,
             clean_source=verdict.clean_source,
-            detail="learning",
+            detail=detail,
             method=verdict.method or self._meanwhile.name,
         )
 
@@ -273,6 +313,28 @@ class RtdmRunner:
         while len(self._cache) > _CACHE:
             self._cache.popitem(last=False)
         return trees
+
+
+def valid_state(value: Value) -> bool:
+    """Whether ``value`` is a site's state as :class:`RtdmRunner` writes it (checked
+    when state is loaded: a bad value is a cold start, not a failing page)."""
+    if not (isinstance(value, dict) and value.get("v") == _VERSION and type(value.get("gen")) is int):
+        return False
+    templates, learner = value.get("templates"), value.get("learner")
+    if not isinstance(templates, list) or not all(
+        isinstance(t, dict) and type(t.get("uses", 0)) is int and LabelTree.from_data(t) is not None for t in templates
+    ):
+        return False
+    if learner is not None:
+        seen = learner.get("seen") if isinstance(learner, dict) else None
+        if not (isinstance(seen, int) and not isinstance(seen, bool) and seen >= 1):
+            return False
+        if LabelTree.from_data(learner) is None:
+            return False
+    refused = value.get("refused", 0)
+    if not isinstance(refused, int) or isinstance(refused, bool) or refused < 0:
+        return False
+    return isinstance(value.get("too_large", False), bool)
 
 
 def _fingerprint(entries: list[dict[str, Any]]) -> int:

@@ -15,7 +15,7 @@ from scrapy_detemplate.methods.sandwich import (
     unpack_keys,
 )
 from scrapy_detemplate.runners.base import ParsedPage, Verdict
-from scrapy_detemplate.store import StateStore
+from scrapy_detemplate.store import StateStore, Value
 
 NAMESPACE = "sandwich"
 
@@ -89,6 +89,21 @@ class SandwichRunner:
             return others[-1]
         best = closest_name(name, [names[i] for i in others])
         return None if best is None else others[best]
+
+
+def valid_state(value: Value) -> bool:
+    """Whether ``value`` is a directory's state as :class:`SandwichRunner` writes it
+    (checked when state is loaded: a bad value is a cold start, not a failing page)."""
+    if not isinstance(value, dict):
+        return False
+    names, keys = value.get("names"), value.get("keys")
+    return (
+        isinstance(names, list)
+        and isinstance(keys, list)
+        and len(names) == len(keys)
+        and all(isinstance(n, str) for n in names)
+        and all(isinstance(k, bytes) and len(k) % 8 == 0 for k in keys)  # packed 8-byte line keys
+    )
 
 
 def _page_name(url: str) -> str:

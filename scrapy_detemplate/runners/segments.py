@@ -87,6 +87,18 @@ class SegmentsRunner:
         )
 
 
+def valid_state(value: Value) -> bool:
+    """Whether ``value`` is a site's state as :class:`SegmentsRunner` writes it: a
+    clock and a table of segment keys to packed ``last_seen << 24 | df`` counts
+    (checked when state is loaded: a bad value is a cold start, not a failing page)."""
+    if not (isinstance(value, dict) and value.get("v") == STATE_VERSION):
+        return False
+    clock, table = value.get("clock"), value.get("table")
+    if type(clock) is not int or clock < 0 or not isinstance(table, dict):
+        return False
+    return all(isinstance(k, str) and type(c) is int and c >= 0 for k, c in table.items())
+
+
 def _state(raw: Value) -> dict[str, Any]:
     """The stored state, or a fresh one when it is missing or not ours (a cold start)."""
     if (

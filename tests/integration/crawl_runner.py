@@ -4,7 +4,10 @@
 
 With ``start_url`` it runs the example project's spider (follows every link);
 with ``urls`` it fetches exactly those and yields one item per response with a
-digest of the body the spider saw.  Items go to ``DIR/items.jsonl`` through a
+digest of the body the spider saw; with ``follow`` (``{"start": url, "links":
+[[url, meta], ...]}``) it fetches ``start``, then, from its callback, each link
+with a copy of the start response's meta updated with that link's meta, as
+spiders commonly do, and yields one item per response.  Items go to ``DIR/items.jsonl`` through a
 real feed export; the crawl's stats to ``DIR/stats.json``.
 """
 
@@ -46,6 +49,27 @@ class ListSpider(scrapy.Spider):
         }
 
 
+class FollowSpider(scrapy.Spider):
+    """Follows links with ``meta={**response.meta, ...}`` (common practice)."""
+
+    name = "follow"
+
+    def __init__(self, follow: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.follow = follow
+
+    async def start(self):  # type: ignore[no-untyped-def]
+        yield scrapy.Request(self.follow["start"], callback=self.parse_start)
+
+    def parse_start(self, response, **kwargs):  # type: ignore[no-untyped-def]
+        yield {"url": response.url, "status": response.status}
+        for url, meta in self.follow["links"]:
+            yield response.follow(url, self.parse, meta={**response.meta, **meta}, dont_filter=True)
+
+    def parse(self, response, **kwargs):  # type: ignore[no-untyped-def]
+        yield {"url": response.url, "status": response.status}
+
+
 def crawl_settings(out: Path, settings: dict[str, Any]) -> dict[str, Any]:
     """Quiet local-crawl settings, items to ``out/items.jsonl`` through a real feed, then ``settings``."""
     return {
@@ -70,6 +94,9 @@ def main() -> None:
     if "urls" in job:
         crawler = process.create_crawler(ListSpider)
         process.crawl(crawler, urls=job["urls"])
+    elif "follow" in job:
+        crawler = process.create_crawler(FollowSpider)
+        process.crawl(crawler, follow=job["follow"])
     else:
         crawler = process.create_crawler(SiteSpider)
         process.crawl(crawler, start_url=job["start_url"])

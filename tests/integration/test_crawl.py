@@ -60,6 +60,31 @@ def test_dont_detemplate_and_replace_body(site, tmp_path):
     assert crawl.stats["detemplate/skipped"] == 1
 
 
+def test_a_copied_meta_never_fills_another_pages_items(site, tmp_path):
+    """Issue 16: ``meta={**response.meta, ...}`` carries the start page's result into
+    requests that are opted out, not 2xx, or replaced by their own."""
+    pages, base = site
+    start = "/news/story-1.html"
+    links = [
+        ["/news/story-2.html", {"dont_detemplate": True}],
+        ["/missing", {"handle_httpstatus_all": True}],
+        ["/news/story-3.html", {}],
+    ]
+    crawl = run_crawl(
+        tmp_path, follow={"start": base + start, "links": links},
+        settings={**ADDON, "CONCURRENT_REQUESTS": 1, "DETEMPLATE_REPLACE_BODY": True},
+    )  # fmt: skip
+    items = by_path(crawl.items)
+    assert set(items) == {start, "/news/story-2.html", "/missing", "/news/story-3.html"}
+    assert all(line in items[start]["content"] for line in pages[start].article)
+    assert "content" not in items["/news/story-2.html"]  # opted out
+    assert (items["/missing"]["status"], "content" in items["/missing"]) == (404, False)
+    own = items["/news/story-3.html"]["content"]
+    assert all(line in own for line in pages["/news/story-3.html"].article)
+    assert not any(line in own for line in pages[start].article)
+    assert crawl.stats["detemplate/skipped"] == 2
+
+
 def test_invalid_setting_stops_the_crawl_at_start_up():
     proc = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "site", "-s", "DETEMPLATE_METHOD=bogus", "-a", "start_url=http://127.0.0.1:9/"],

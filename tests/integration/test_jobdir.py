@@ -118,3 +118,63 @@ def test_save_is_atomic_and_keeps_lru_order(tmp_path):
     assert load_state(smaller, path).keys == 3
     assert [k for k, _ in smaller.items("ns")] == ["c", "a"]  # the least recently used went first
     assert json.loads(before)["method"] == "sandwich"
+
+
+GOOD_PEER = ["ex.com/b/", {"names": ["1"], "keys": [{"$b": "AAAAAAAAAAA="}]}]
+
+
+@pytest.mark.parametrize(
+    ("method", "namespace", "key", "value"),
+    [
+        ("sandwich", "sandwich", "ex.com/a/", {"names": ["x"], "keys": [{"$b": "AAA="}]}),  # issue 16: 2 bytes
+        ("sandwich", "sandwich", "ex.com/a/", {"names": ["x", "y"], "keys": "AAAAAAAAAAA="}),
+        ("segments", "segments", "ex.com", {"v": 1, "clock": 3, "table": {"k": "not a count"}}),
+        ("segments", "segments", "ex.com", {"v": 1, "clock": 3, "table": {"k": -5}}),
+        ("rtdm", "rtdm", "ex.com", {"v": 1, "gen": "x", "templates": [], "learner": None}),
+        ("rtdm", "rtdm", "ex.com", {"v": 1, "gen": 0, "templates": [{"labels": [5], "parent": [-1]}], "learner": None}),
+        ("rtdm", "rtdm", "ex.com",
+         {"v": 1, "gen": 0, "templates": [], "learner": {"labels": ["body"], "parent": [-1], "seen": "2"}}),
+        ("rtdm", "rtdm", "ex.com", {"v": 1, "gen": 0, "templates": [], "learner": None, "refused": "many"}),
+        ("combined", "nosuchnamespace", "ex.com", {"what": "ever"}),
+    ],
+    ids=["sandwich_short_keys", "sandwich_keys_not_a_list", "segments_count", "segments_negative", "rtdm_gen",
+         "rtdm_label", "rtdm_seen", "rtdm_refused", "foreign_namespace"],
+)  # fmt: skip
+def test_state_entries_with_bad_values_are_dropped_on_load_logged_and_counted(
+    tmp_path, caplog, method, namespace, key, value
+):
+    """Issue 16: a file with a valid layout but bad values loaded, then pages passed through as error."""
+    state = {"format": "scrapy-detemplate-state", "version": 1, "namespaces": {namespace: [[key, value]]}}
+    state["namespaces"].setdefault("sandwich", []).append(GOOD_PEER)
+    (tmp_path / STATE_FILE).write_text(json.dumps(state))
+    engine, stats = _engine_stats(tmp_path, DETEMPLATE_METHOD=method)
+    assert stats.get_value("detemplate/state/invalid_entries") == 1
+    assert stats.get_value("detemplate/state/loaded_keys") == 1  # the good entry
+    assert engine.store.get("sandwich", "ex.com/b/") is not None
+    assert f"{namespace}" in caplog.text and "invalid" in caplog.text
+    page = b"<html><body><nav>Home</nav><p>One</p><footer>(c) Ex</footer></body></html>"
+    assert engine.process("http://ex.com/a/1", page).status != "passthrough"
+
+
+@pytest.mark.parametrize("method", ["sandwich", "segments", "rtdm", "combined"])
+def test_what_every_runner_writes_passes_the_load_check(tmp_path, method):
+    """Else a resumed crawl would drop its own state as invalid."""
+    import demosite
+
+    from scrapy_detemplate.config import DetemplateConfig
+    from scrapy_detemplate.engine import Detemplater
+    from scrapy_detemplate.runners import valid_state
+
+    engine = Detemplater(DetemplateConfig(method=method, rtdm_max_pages=3, rtdm_max_cells=3_000))
+    for path, page in demosite.build_site().items():
+        engine.process("http://demo.test" + path, page.body)
+    for k in range(4):  # a site too large for the mapping (rtdm marks it)
+        engine.process(f"http://long.test/p/{k}", ("<p>x</p>" * 40 + f"<p>{k}</p>" * 40).encode())
+    store = engine.store
+    path = tmp_path / STATE_FILE
+    saved = save_state(store, path, method)  # type: ignore[arg-type]
+    assert saved > 0
+    assert load_state(MemoryStore(), path, valid_state) == load_state(MemoryStore(), path)  # nothing left out
+    if method == "rtdm":
+        assert store.get("rtdm", "long.test")["too_large"] is True  # type: ignore[index]
+        assert any(isinstance(v, dict) and v["templates"] for _, v in store.items("rtdm"))  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.methods import rtdm
 from scrapy_detemplate.methods.rtdm import (
     RECALL_PER_NODE,
+    RECORD_WORK,
     Costs,
     FindTemplate,
     LabelTree,
@@ -35,6 +36,7 @@ from scrapy_detemplate.methods.rtdm import (
     rtdm_td,
     template_parts,
 )
+from scrapy_detemplate.runners.rtdm import GIVE_UP_AFTER
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
@@ -407,7 +409,72 @@ def test_pages_over_the_node_bound_go_to_the_meanwhile_method() -> None:
     result = det.process("http://ex.com/a/1", PAGE.format(title="T", text="X", link="L").encode())
     assert (result.status, result.reason) == ("unchanged", "learning")
     assert det.runner.counts["too_large"] == 1  # type: ignore[attr-defined]
-    assert det.store.get("rtdm", "ex.com") is None  # not a sample
+    assert det.store.get("rtdm", "ex.com") is None  # not a sample, and no reason to give up on the site
+
+
+def long_page(k: int, paragraphs: int) -> bytes:
+    """The page of issue 16: nothing but ``paragraphs`` paragraphs, all different from page to page."""
+    return ("<html><body>" + "".join(f"<p>page {k} paragraph {i}</p>" for i in range(paragraphs))).encode()
+
+
+@contextmanager
+def counting_fills() -> Iterator[list[int]]:
+    """Record the cells of every DP matrix :func:`rtdm_td` fills (the real ``_fill`` runs)."""
+    cells: list[int] = []
+    fill = rtdm._fill
+
+    def counted(xs, ys, *args):  # type: ignore[no-untyped-def]
+        cells.append((len(xs) + 1) * (len(ys) + 1))
+        return fill(xs, ys, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rtdm, "_fill", counted)
+        yield cells
+
+
+def test_the_mapping_bound_is_checked_before_any_matrix_is_filled() -> None:
+    a, b = (page_tree(body_from(long_page(k, 60).decode())) for k in (1, 2))
+    work = rtdm_td(a, b).work
+    assert work == rtdm_td(a, b).cells + RECORD_WORK * len(rtdm_td(a, b).records)
+    assert rtdm_td(a, b, max_cells=work).work == work  # the bound itself is allowed
+    with counting_fills() as cells, pytest.raises(TooLarge):
+        rtdm_td(a, b, max_cells=work - 1)
+    assert cells == []  # refused before filling: a refused page costs the count only
+
+
+def test_a_site_of_pages_too_large_for_the_mapping_gives_up_learning_once() -> None:
+    det = engine(rtdm_max_cells=20_000)
+    with counting_fills() as cells:
+        reasons = [det.process(f"http://ex.com/a/{k}", long_page(k, 60)).reason for k in range(8)]
+    runner = det.runner
+    assert runner.counts["too_large"] == GIVE_UP_AFTER  # type: ignore[attr-defined]
+    assert reasons[: GIVE_UP_AFTER + 1] == ["learning"] * (GIVE_UP_AFTER + 1)
+    assert set(reasons[GIVE_UP_AFTER + 1 :]) == {"too_large_to_learn"}
+    assert cells == []
+    state = det.store.get("rtdm", "ex.com")
+    assert isinstance(state, dict) and state["too_large"] is True and state["learner"] is None
+
+
+def test_long_pages_of_issue_16_cost_no_mapping_at_the_default_bounds() -> None:
+    """400, 800 and 1,400 paragraphs: the mapping would fill millions of cells per page."""
+    det = engine()
+    with counting_fills() as cells:
+        sizes = (400,) * 3 + (800, 800, 1400, 1400)
+        reasons = [det.process(f"http://ex.com/a/{k}", long_page(k, n)).reason for k, n in enumerate(sizes)]
+    assert cells == []
+    assert det.runner.counts["too_large"] <= GIVE_UP_AFTER  # type: ignore[attr-defined]
+    assert reasons[-1] == "too_large_to_learn"
+
+
+def test_a_long_first_page_does_not_keep_a_site_from_learning() -> None:
+    """The long page is P_x; smaller pages that the mapping refuses against it take its place."""
+    det = engine(rtdm_max_pages=3, rtdm_max_cells=2_000)  # PAGE against PAGE: a few hundred
+    det.process("http://ex.com/a/0", long_page(0, 600))  # against PAGE: 601 x 4 cells
+    reasons = [
+        det.process(f"http://ex.com/a/{k}", PAGE.format(title=f"T{k}", text=f"X{k}", link=f"L{k}").encode()).reason
+        for k in range(1, 6)
+    ]
+    assert "applied" in reasons
 
 
 # -- the fast removal against the plain one -------------------------------------------
