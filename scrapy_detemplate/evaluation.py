@@ -10,6 +10,7 @@ the plain mean over pages is "micro".
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import re
 import time
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 
 import lxml.html
 
-from scrapy_detemplate._html import decode_html, parse_html, visible_text
+from scrapy_detemplate._html import _XML_DECL, decode_html, parse_html, visible_text
 
 if TYPE_CHECKING:
     from scrapy_detemplate.config import DetemplateConfig
@@ -110,6 +111,8 @@ class CorpusPage:
     url: str
     body: bytes
     gold: str
+    #: The manifest's ``page_type`` (wcxb-dev: article, forum, product, ...), else "".
+    kind: str = ""
     _html: str | None = None
     _visible: str | None = None
 
@@ -131,7 +134,7 @@ def read_manifest(path: str | Path) -> Iterator[CorpusPage]:
     """Pages of a corpus, in crawl order.
 
     Either a manifest like ``../shared/corpus/*.manifest.jsonl`` (``html`` and
-    ``gold`` are file paths relative to it) or a JSONL corpus whose lines hold
+    ``gold`` are file paths relative to it; ``html`` may be gzipped, ``.gz``) or a JSONL corpus whose lines hold
     the page itself: ``{"site", "url", "html" or "html_b64", "gold_text"}``.
     """
     path = Path(path)
@@ -140,14 +143,19 @@ def read_manifest(path: str | Path) -> Iterator[CorpusPage]:
             if not raw.strip():
                 continue
             entry = json.loads(raw)
-            site = entry.get("site") or urlsplit(entry["url"]).hostname or ""
+            # A page without site or URL (a few in wcxb-dev) is a site of its own.
+            site = entry.get("site") or urlsplit(entry.get("url") or "").hostname or entry.get("source_name") or ""
+            site = site or str(entry.get("html", ""))
+            url = entry.get("url") or f"http://{re.sub(r'[^A-Za-z0-9.-]+', '-', site)}/"
             if "gold_text" in entry:
                 body = base64.b64decode(entry["html_b64"]) if "html_b64" in entry else entry["html"].encode("utf-8")
-                yield CorpusPage(site, entry["url"], body, entry["gold_text"])
+                yield CorpusPage(site, url, body, entry["gold_text"], entry.get("page_type", ""))
                 continue
             body = (path.parent / entry["html"]).read_bytes()
+            if entry["html"].endswith(".gz"):
+                body = gzip.decompress(body)
             gold = (path.parent / entry["gold"]).read_text(encoding="utf-8")
-            yield CorpusPage(site, entry["url"], body, gold)
+            yield CorpusPage(site, url, body, gold, entry.get("page_type", ""))
 
 
 def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary:
@@ -184,7 +192,7 @@ def parse_cost(pages: Iterable[CorpusPage]) -> float:
     times = []
     for page in pages:
         start = time.perf_counter()
-        lxml.html.document_fromstring(decode_html(page.body)[1] or "<html></html>")
+        lxml.html.document_fromstring(_XML_DECL.sub("", decode_html(page.body)[1], count=1) or "<html></html>")
         times.append(time.perf_counter() - start)
     return median(times) if times else 0.0
 

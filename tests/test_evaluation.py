@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
-from scrapy_detemplate.evaluation import Summary, bag, score_page
+from scrapy_detemplate.evaluation import Summary, bag, read_manifest, score_page
 
 
 def test_tokens_are_unicode_lowercase_words():
@@ -31,3 +33,14 @@ def test_site_macro_weighs_sites_equally():
     summary.add("b", score_page("y", "x", "x y"))
     assert summary.macro()["f1"] == pytest.approx(0.5)
     assert summary.micro()["f1"] == pytest.approx(2 / 3)
+
+
+def test_manifest_pages_may_be_gzipped_and_a_page_without_site_or_url_is_a_site_of_its_own(tmp_path):
+    (tmp_path / "a.html.gz").write_bytes(gzip.compress(b"<html><body><p>gzipped words</p></body></html>"))
+    (tmp_path / "a.gold.txt").write_text("gzipped words")
+    (tmp_path / "m.jsonl").write_text(
+        '{"site": "", "url": "", "html": "a.html.gz", "gold": "a.gold.txt", "page_type": "forum", "source_name": "x/1"}\n'
+    )
+    (page,) = read_manifest(tmp_path / "m.jsonl")
+    assert b"gzipped words" in page.body and page.kind == "forum"
+    assert page.site == "x/1" and page.url.startswith("http://")
