@@ -39,7 +39,8 @@ def test_manifest_pages_may_be_gzipped_and_a_page_without_site_or_url_is_a_site_
     (tmp_path / "a.html.gz").write_bytes(gzip.compress(b"<html><body><p>gzipped words</p></body></html>"))
     (tmp_path / "a.gold.txt").write_text("gzipped words")
     (tmp_path / "m.jsonl").write_text(
-        '{"site": "", "url": "", "html": "a.html.gz", "gold": "a.gold.txt", "page_type": "forum", "source_name": "x/1"}\n'
+        '{"site": "", "url": "", "html": "a.html.gz", "gold": "a.gold.txt", '
+        '"page_type": "forum", "source_name": "x/1"}\n'
     )
     (page,) = read_manifest(tmp_path / "m.jsonl")
     assert b"gzipped words" in page.body and page.kind == "forum"
