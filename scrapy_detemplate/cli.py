@@ -1,7 +1,8 @@
 """``scrapy-detemplate``: the engine from the command line.
 
 * ``clean``: JSONL pages in (``{"url", "html_b64"}`` or ``{"url", "html"}``), one
-  JSONL result out per page, in order, flushed as soon as the page is done.
+  JSONL result out per page, in order, flushed as soon as the page is done
+  (``--markdown``: with a ``"markdown"`` key too).
 * ``eval``: a method (or several) over corpus manifests, scored as METRICS.md says.
 * ``train``: retrain the templateness model of the ``isotonic`` method from a crawl
   (``scrapy-detemplate train CORPUS.manifest.jsonl -o model.json``; see ``--help``).
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -45,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InvalidSetting as exc:
         parser.error(str(exc))
     if args.command == "clean":
+        if args.markdown:
+            config = dataclasses.replace(config, markdown=True)
         return clean(config, args.input, args.output)
     return evaluate(args, parser)
 
@@ -65,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
     p_clean = sub.add_parser("clean", parents=[common], help="clean JSONL pages, in order")
     p_clean.add_argument("-i", "--input", type=argparse.FileType("r", encoding="utf-8"), default=sys.stdin)
     p_clean.add_argument("-o", "--output", type=argparse.FileType("w", encoding="utf-8"), default=sys.stdout)
+    p_clean.add_argument(
+        "--markdown", action="store_true",
+        help="add the content as Markdown (\"markdown\" key); -s DETEMPLATE_MARKDOWN_LINKS=True keeps link targets",
+    )  # fmt: skip
     p_eval = sub.add_parser("eval", parents=[common], help="score methods (and peers) on corpora")
     p_eval.add_argument("manifests", nargs="+", help="corpus manifest(s), e.g. ../shared/corpus/c2f.manifest.jsonl")
     p_eval.add_argument("--per-site", action="store_true", help="also print one row per site")
@@ -102,20 +110,17 @@ def clean(config: DetemplateConfig, source: IO[str], sink: IO[str]) -> int:
             sink.flush()
             continue
         result = engine.process(url, body, headers=page.get("headers") or None)
-        sink.write(json.dumps(_output(result), ensure_ascii=False) + "\n")
+        sink.write(json.dumps(_output(result, config.renders_markdown), ensure_ascii=False) + "\n")
         sink.flush()
     return 0
 
 
-def _output(result: CleanResult) -> dict[str, object]:
-    return {
-        "url": result.url,
-        "text": result.text,
-        "html": result.html,
-        "method": result.method,
-        "status": result.status,
-        "reason": result.reason,
-    }
+def _output(result: CleanResult, markdown: bool = False) -> dict[str, object]:
+    out: dict[str, object] = {"url": result.url, "text": result.text, "html": result.html}
+    if markdown:
+        out["markdown"] = result.markdown
+    out.update(method=result.method, status=result.status, reason=result.reason)
+    return out
 
 
 def evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
