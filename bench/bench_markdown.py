@@ -16,9 +16,9 @@ kept HTML and the text output of that same engine call:
   bag of words, and how many pages have the very same word sequence.  The raw
   Markdown string's own words are shown too (list numbers, fence languages and
   ``\\`` escapes make them differ; they are not the contract).
-* **structure**: in the kept HTML, ``<pre>`` with text (not inside another),
-  tables with two or more rows of cells, ``h1``-``h6`` with text, ``li`` with
-  text; in the Markdown as parsed back: fenced/indented code blocks, tables
+* **structure**: in the kept HTML, ``<pre>`` with visible text (not inside
+  another), tables with two or more rows of cells, ``h1``-``h6`` with visible
+  text, ``li`` with visible text; in the Markdown as parsed back: fenced/indented code blocks, tables
   with two or more rows, headings, list items.  Ratio = sum over pages of
   ``min(markdown, html)`` / sum of html (what is kept; the sums of both are
   printed as well).
@@ -77,8 +77,9 @@ def markdown_text(markdown: str) -> str:
     return visible_text(parse_html("<html><body>" + MD.render(markdown) + "</body></html>"))
 
 
-def html_counts(html: str) -> tuple[int, int, int, int]:
-    root = parse_html(html)
+def html_counts(root: etree._Element | None) -> tuple[int, int, int, int]:
+    """Structure in the kept tree (the one ``result.html`` is written from; parsing that string
+    again can differ where libxml2 repaired the page, e.g. text after an empty ``<li/>``)."""
     if root is None:
         return (0, 0, 0, 0)
     code = sum(1 for pre in root.iter("pre") if _text(pre) and not any(a.tag == "pre" for a in pre.iterancestors()))
@@ -89,7 +90,8 @@ def html_counts(html: str) -> tuple[int, int, int, int]:
 
 
 def _text(el: etree._Element) -> bool:
-    return bool(WORD.search(visible_text(_wrap(el))))
+    """Whether the element shows any text (as Markdown never writes an empty block)."""
+    return bool(visible_text(_wrap(el)).strip())
 
 
 def _wrap(el: etree._Element) -> etree._Element:
@@ -148,7 +150,7 @@ class Score:
     in_html: list[int] = field(default_factory=lambda: [0] * len(KINDS))
     mismatches: list[str] = field(default_factory=list)
 
-    def add(self, url: str, markdown: str, text: str, html: str) -> None:
+    def add(self, url: str, markdown: str, text: str, counts: tuple[int, int, int, int]) -> None:
         got, want = words(markdown_text(markdown)), words(text)
         common = sum((Counter(got) & Counter(want)).values())
         self.overlap += common
@@ -161,7 +163,7 @@ class Score:
         self.raw_produced += len(raw)
         if got != want:
             self.mismatches.append(f"{url}: {len(got)} words vs {len(want)}, {common} in common")
-        for i, (md, ht) in enumerate(zip(markdown_counts(markdown), html_counts(html), strict=True)):
+        for i, (md, ht) in enumerate(zip(markdown_counts(markdown), counts, strict=True)):
             self.kept[i] += min(md, ht)
             self.found[i] += md
             self.in_html[i] += ht
@@ -173,14 +175,19 @@ class Score:
 
 
 class TimedDetemplater(Detemplater):
-    """The engine, with the time of its Markdown rendering (the last call) kept."""
+    """The engine, with the time of its Markdown rendering (the last call) kept, and, when
+    ``count`` is on, the structure of the tree it rendered (counted outside the timing)."""
 
     markdown_ns = 0
+    count = False
+    counts: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def _markdown(self, root: etree._Element, url: str) -> str:
         start = time.perf_counter_ns()
         out = super()._markdown(root, url)
         self.markdown_ns = time.perf_counter_ns() - start
+        if self.count:
+            self.counts = html_counts(root)
         return out
 
 
@@ -212,6 +219,7 @@ def p90(values: list[float]) -> float:
 
 def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] | None, score: bool) -> dict[str, Any]:
     engine = TimedDetemplater(DetemplateConfig(markdown=True))
+    engine.count = score
     ours, peer = Score(), Score()
     ratios: dict[str, list[float]] = {"render": [], "h2m kept": [], "h2m page": []}
     ms: dict[str, list[float]] = {k: [] for k in ("parse", *ratios)}
@@ -228,7 +236,7 @@ def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] 
         ratios["render"].append(engine.markdown_ns / floor)
         ms["render"].append(engine.markdown_ns / 1e6)
         if score:
-            ours.add(page.url, result.markdown, result.text, result.html)
+            ours.add(page.url, result.markdown, result.text, engine.counts)
         if convert is not None:
             peer_md, ns = timed(lambda html=result.html: convert(html))  # type: ignore[misc]
             ratios["h2m kept"].append(ns / floor)
@@ -238,7 +246,7 @@ def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] 
             ratios["h2m page"].append(ns / floor)
             ms["h2m page"].append(ns / 1e6)
             if score:
-                peer.add(page.url, peer_md, result.text, result.html)
+                peer.add(page.url, peer_md, result.text, engine.counts)
     return {"corpus": corpus, "ours": ours, "peer": peer, "ratios": ratios, "ms": ms}
 
 

@@ -33,11 +33,11 @@ That is why:
 **Tables.**  A table whose cells hold only inline content (lists and
 paragraphs are flattened, code spans kept) becomes a GFM table: the first row
 is the header, ragged rows are padded, ``colspan`` and ``rowspan`` leave empty
-cells.  A table that cannot be a grid (a cell holding a table, a heading or a
+cells.  A table that cannot be a grid (a cell holding a table or a
 multi-line ``<pre>``, or text outside its cells, as layout tables have) says so
 in an HTML comment (``<!-- table of 3 rows x 2 columns ... -->``) and its cells
 follow in reading order, each with its own structure; a table of one cell is
-its content.
+its content.  A heading in a grid's cell is written in bold.
 
 **Bad input.**  The walk recurses at most :data:`MAX_DEPTH` levels; deeper
 content is written as plain paragraphs (iteratively, so a 10,000-deep tree is
@@ -56,6 +56,9 @@ from scrapy_detemplate._html import BLOCK_TAGS, SKIP_TAGS, find_body
 
 #: Nesting levels rendered with structure; deeper subtrees become plain paragraphs.
 MAX_DEPTH = 100
+#: Container nesting written at most (a list counts 2, list and item; a blockquote 1): markdown-it,
+#: like other parsers, stops reading blocks nested deeper than 20; deeper lists and quotes are plain blocks.
+MAX_NESTING = 14
 
 # Sentinels (Unicode noncharacters) marking emphasis and hard breaks until a
 # paragraph is finished; the same characters in page text become U+FFFD.
@@ -77,7 +80,7 @@ _SECTIONS = frozenset({"thead", "tbody", "tfoot"})
 _STRUCTURE = frozenset({*_HEADINGS, *_LISTS, "pre", "li", "blockquote", "table", "dl", "hr", "br", "img"})
 _CELLS = frozenset({"td", "th"})
 #: Descendants that make a table not a grid (``pre`` only when it spans lines).
-_NOT_GRID = ("table", "h1", "h2", "h3", "h4", "h5", "h6", "pre")
+_NOT_GRID = ("table", "pre")
 #: Descendants that end or hide a run of text.
 _TEXT_BREAKS = (*BLOCK_TAGS, "br", *SKIP_TAGS)
 _TEXT_BREAK_SET = frozenset(_TEXT_BREAKS)
@@ -124,6 +127,7 @@ class _Renderer:
         self.links = links
         self.blocks: list[tuple[str, str]] = []
         self.buf: list[str] = []
+        self.nesting = 0  # containers (lists, quotes) open around the current block
         self.formatting = _STRONG | _EM | _CODE | ({"a"} if links else set())
         #: Tags :meth:`walk` hands to :meth:`node`.
         self.special = self.formatting | _STRUCTURE
@@ -181,12 +185,24 @@ class _Renderer:
                     self.blocks.append(("h", "#" * level + " " + text))
             elif tag == "pre":
                 self.pre(el)
-            elif tag in _LISTS:
-                self.list_block(el, depth)
-            elif tag == "li":
-                self.list_items([self.frame(el, depth)], False, 1)
+            elif tag in _LISTS or tag == "li":
+                if self.nesting + 2 > MAX_NESTING:
+                    self.walk(el, depth)  # too deep for a reader: its items as plain blocks
+                elif tag == "li":
+                    self.nesting += 2
+                    self.list_items([self.frame(el, depth)], False, 1)
+                    self.nesting -= 2
+                else:
+                    self.nesting += 2
+                    self.list_block(el, depth)
+                    self.nesting -= 2
             elif tag == "blockquote":
-                self.quote(el, depth)
+                if self.nesting + 1 > MAX_NESTING:
+                    self.walk(el, depth)
+                else:
+                    self.nesting += 1
+                    self.quote(el, depth)
+                    self.nesting -= 1
             elif tag == "table":
                 self.table(el, depth)
             elif tag == "dl":
@@ -252,10 +268,11 @@ class _Renderer:
         self.blocks.append(("code", f"{fence}{_language(el)}\n{code}\n{fence}"))
 
     def list_block(self, el: etree._Element, depth: int) -> None:
-        """A list: each ``<li>`` an item; a list right inside the list joins the item before it;
-        other content between items becomes an item of its own."""
+        """A list: each ``<li>`` an item; a list right inside the list joins the item before it
+        (or, before any item, stands on its own); other content between items is an item of its own."""
         saved = self.blocks, self.buf
         items: list[list[tuple[str, str]]] = []
+        before: list[tuple[str, str]] = []  # lists found before the first item
         self.blocks, self.buf = [], []
 
         def close_stray() -> None:
@@ -271,16 +288,16 @@ class _Renderer:
             if tag == "li" and depth < MAX_DEPTH:
                 close_stray()
                 items.append(self.frame(child, depth + 1))
-            elif tag in _LISTS and items and not self.blocks and not "".join(self.buf).strip():
+            elif tag in _LISTS and not self.blocks and not "".join(self.buf).strip():
                 self.buf = []
-                nested = self.frame_of(child, depth + 1)
-                items[-1].extend(nested)
+                (items[-1] if items else before).extend(self.frame_of(child, depth + 1))
             elif isinstance(tag, str) and tag not in SKIP_TAGS:
                 self.node(child, tag, depth + 1)
             if child.tail:
                 self.buf.append(_esc(child.tail))
         close_stray()
         self.blocks, self.buf = saved
+        self.blocks.extend(before)
         start = _int(el.get("start"), 1, 0, 999_999_999) if el.tag == "ol" else 1
         self.list_items(items, el.tag == "ol", start)
 
@@ -433,6 +450,8 @@ class _Renderer:
         if tag in BLOCK_TAGS:  # only in flat context: a word boundary each side
             if tag == "pre":
                 return " " + _code_span(_text_of(el, " "), flags) + " "
+            if tag in _HEADINGS and not flags & _IN_STRONG:  # a heading in a cell: bold
+                return " " + _STRONG_OPEN + self.content(el, flags | _IN_STRONG, depth) + _STRONG_CLOSE + " "
             return " " + self.content(el, flags, depth) + " "
         if tag in _STRONG and not flags & _IN_STRONG:
             return _STRONG_OPEN + self.content(el, flags | _IN_STRONG, depth) + _STRONG_CLOSE
