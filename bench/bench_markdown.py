@@ -19,7 +19,8 @@ kept HTML and the text output of that same engine call:
 * **structure**: in the kept HTML, ``<pre>`` with visible text (not inside
   another), tables with two or more rows of cells, ``h1``-``h6`` with visible
   text, ``li`` with visible text; in the Markdown as parsed back: fenced/indented code blocks, tables
-  with two or more rows, headings, list items.  Ratio = sum over pages of
+  with two or more rows, headings, list items; and, apart, the tables with two
+  or more rows that hold no table (layout tables hold tables).  Ratio = sum over pages of
   ``min(markdown, html)`` / sum of html (what is kept; the sums of both are
   printed as well).
 * **cost**, per page, as a ratio to a plain ``lxml.html.document_fromstring`` of
@@ -65,7 +66,7 @@ CORPUS = HERE.parent.parent / "shared" / "corpus"
 HEADERS = {"Content-Type": "text/html"}
 MD = MarkdownIt("commonmark").enable("table")
 WORD = re.compile(r"\w+")
-KINDS = ("code blocks", "tables 2+ rows", "headings", "list items")
+KINDS = ("code blocks", "tables 2+ rows", "headings", "list items", "tables 2+ rows holding no table")
 
 
 def words(text: str) -> list[str]:
@@ -77,16 +78,18 @@ def markdown_text(markdown: str) -> str:
     return visible_text(parse_html("<html><body>" + MD.render(markdown) + "</body></html>"))
 
 
-def html_counts(root: etree._Element | None) -> tuple[int, int, int, int]:
+def html_counts(root: etree._Element | None) -> tuple[int, ...]:
     """Structure in the kept tree (the one ``result.html`` is written from; parsing that string
     again can differ where libxml2 repaired the page, e.g. text after an empty ``<li/>``)."""
     if root is None:
-        return (0, 0, 0, 0)
+        return (0,) * len(KINDS)
     code = sum(1 for pre in root.iter("pre") if _text(pre) and not any(a.tag == "pre" for a in pre.iterancestors()))
     tables = sum(1 for table in root.iter("table") if _own_rows(table) >= 2)
     headings = sum(1 for h in root.iter("h1", "h2", "h3", "h4", "h5", "h6") if _text(h))
     items = sum(1 for li in root.iter("li") if _text(li))
-    return (code, tables, headings, items)
+    # Layout tables hold tables: those cannot be a GFM grid (they are unwrapped, cells in order).
+    data = sum(1 for t in root.iter("table") if _own_rows(t) >= 2 and next(t.iterdescendants("table"), None) is None)
+    return (code, tables, headings, items, data)
 
 
 def _text(el: etree._Element) -> bool:
@@ -118,7 +121,7 @@ def _own_rows(table: etree._Element) -> int:
     return rows
 
 
-def markdown_counts(markdown: str) -> tuple[int, int, int, int]:
+def markdown_counts(markdown: str) -> tuple[int, ...]:
     tokens = MD.parse(markdown)
     code = sum(1 for t in tokens if t.type in ("fence", "code_block"))
     headings = sum(1 for t in tokens if t.type == "heading_open")
@@ -131,7 +134,7 @@ def markdown_counts(markdown: str) -> tuple[int, int, int, int]:
             rows += 1
         elif t.type == "table_close" and rows >= 2:
             tables += 1
-    return (code, tables, headings, items)
+    return (code, tables, headings, items, tables)
 
 
 @dataclass(slots=True)
@@ -150,7 +153,7 @@ class Score:
     in_html: list[int] = field(default_factory=lambda: [0] * len(KINDS))
     mismatches: list[str] = field(default_factory=list)
 
-    def add(self, url: str, markdown: str, text: str, counts: tuple[int, int, int, int]) -> None:
+    def add(self, url: str, markdown: str, text: str, counts: tuple[int, ...]) -> None:
         got, want = words(markdown_text(markdown)), words(text)
         common = sum((Counter(got) & Counter(want)).values())
         self.overlap += common
@@ -180,7 +183,7 @@ class TimedDetemplater(Detemplater):
 
     markdown_ns = 0
     count = False
-    counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    counts: tuple[int, ...] = (0,) * len(KINDS)
 
     def _markdown(self, root: etree._Element, url: str) -> str:
         start = time.perf_counter_ns()
