@@ -102,6 +102,8 @@ _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)
 _URL_UNSAFE = re.compile(r"[\x00-\x20<>()\\|\x7f]")
 _BACKTICKS = re.compile(r"`+")
 _BLANK_LEAD = re.compile(r"^(?:[ \t]*\n)+")
+_BLANK_INDENTED = re.compile(r"(?m)^ +$")
+_BLANK_QUOTED = re.compile(r"(?m)^> $")
 
 
 def to_markdown(root: etree._Element | None, *, base_url: str = "", links: bool = False) -> str:
@@ -213,7 +215,7 @@ class _Renderer:
                 self.walk(el, depth)
             self.flush()
             return
-        if tag in self.formatting and not _has_descendant(el, BLOCK_TAGS, _BLOCKS):
+        if tag in self.formatting and (not len(el) or not _has_descendant(el, BLOCK_TAGS, _BLOCKS)):
             self.buf.append(self.inline(el, tag, 0, depth))
             return
         self.walk(el, depth)  # inline element (or formatting around blocks): its content, no markup
@@ -324,9 +326,7 @@ class _Renderer:
             for (kind, block), (prev_kind, _) in zip(blocks[1:], blocks, strict=False):
                 # A list right after a paragraph stays tight; other blocks need a blank line.
                 text += ("\n" if kind == "list" and prev_kind == "p" else "\n\n") + block
-            first, *rest = text.split("\n")
-            lines.append(f"{marker} {first}")
-            lines.extend(indent + line if line else "" for line in rest)
+            lines.append(f"{marker} " + _indent(text, indent))
         if lines:
             self.blocks.append(("list", "\n".join(lines)))
 
@@ -334,7 +334,7 @@ class _Renderer:
         blocks = self.frame(el, depth)
         if blocks:
             text = "\n\n".join(block for _, block in blocks)
-            self.blocks.append(("quote", "\n".join("> " + line if line else ">" for line in text.split("\n"))))
+            self.blocks.append(("quote", _BLANK_QUOTED.sub(">", "> " + text.replace("\n", "\n> "))))
 
     def definitions(self, el: etree._Element, depth: int) -> None:
         """``<dl>``: a term is a paragraph; a definition's blocks follow, its first paragraph after ``": "``."""
@@ -486,9 +486,7 @@ class _Renderer:
 
 
 def _needs_escape(text: str) -> bool:
-    """Whether ``text`` holds a character :func:`_esc` may escape (``in`` tests beat a regex on long text)."""
-    if len(text) < 48:
-        return _NEEDS_ESCAPE.search(text) is not None
+    """Whether long ``text`` holds a character :func:`_esc` may escape (``in`` tests beat a regex there)."""
     return (
         "_" in text or "*" in text or "\\" in text or "`" in text or "[" in text or "]" in text or "<" in text
         or "|" in text or "~" in text or "&" in text or "#" in text or _has_sentinel(text)
@@ -501,7 +499,7 @@ def _has_sentinel(text: str) -> bool:
 
 def _esc(text: str) -> str:
     """Page text escaped so that CommonMark reads it back as the same text (see the module doc)."""
-    if not _needs_escape(text):
+    if (_NEEDS_ESCAPE.search(text) is None) if len(text) < 48 else not _needs_escape(text):
         return text
     if _has_sentinel(text):
         text = _SENTINELS.sub("\ufffd", text)
@@ -524,6 +522,14 @@ def _underscores(match: re.Match[str], text: str) -> str:
     if start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
         return match.group()
     return "\\_" * (end - start)
+
+
+def _indent(text: str, indent: str) -> str:
+    """Every line of ``text`` but the first indented (blank lines stay empty)."""
+    if "\n" not in text:
+        return text
+    text = text.replace("\n", "\n" + indent)
+    return _BLANK_INDENTED.sub("", text) if "\n" + indent + "\n" in text or text.endswith("\n" + indent) else text
 
 
 def _line_start(line: str) -> str:

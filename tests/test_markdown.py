@@ -264,8 +264,27 @@ def test_markdown_metacharacters_in_text_are_escaped():
 # -- property: the words of the Markdown are the words of the text output -------------
 
 # Characters and pieces that Markdown reads as markup when left alone, next to words and not.
-_ALPHABET = [*"ab Z9 _*#|[]\\`<>&-+=.!~:()\n\t\u00a0é—1", "1. ", "- ", "# ", "```", "&amp;", "&lt;", "&copy;",
-             "a*b*c", "x_y_", "_z_", "**w**", "`v`", "[t](u)", "<i>", "\\*", "a\\", "~~s~~", "| c |"]
+_ALPHABET = [
+    *"ab Z9 _*#|[]\\`<>&-+=.!~:()\n\t\u00a0é—1",
+    "1. ",
+    "- ",
+    "# ",
+    "```",
+    "&amp;",
+    "&lt;",
+    "&copy;",
+    "a*b*c",
+    "x_y_",
+    "_z_",
+    "**w**",
+    "`v`",
+    "[t](u)",
+    "<i>",
+    "\\*",
+    "a\\",
+    "~~s~~",
+    "| c |",
+]
 _TEXT = st.lists(st.sampled_from(_ALPHABET), max_size=8).map("".join)
 _VOID = st.sampled_from(["<br>", "<hr>", '<img src="i.png" alt="an * image">', "<img src=x.png>", "<!-- c -->"])
 _TAGS = [
