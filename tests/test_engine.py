@@ -212,3 +212,15 @@ def test_the_default_store_is_bounded_like_a_crawls(page):
         run(engine, f"http://{host}/x/1", page.format(title="t", body="b"))
     assert engine.store.size("segments") == 2  # the least recently used site went
     assert engine.store.size("sandwich") == 2
+
+
+def test_a_markdown_failure_keeps_the_text_and_html(monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RecursionError("renderer bug")
+
+    monkeypatch.setattr("scrapy_detemplate.engine.to_markdown", broken)
+    engine = Detemplater(DetemplateConfig(method="none", markdown=True))
+    for _ in range(2):
+        result = engine.process("http://ex.com/a", "<p>kept words</p>")
+    assert result.status == "unchanged" and result.text == "kept words" and result.markdown == ""
+    assert sum("could not render" in r.getMessage() for r in caplog.records) == 1  # logged once
