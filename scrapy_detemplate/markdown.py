@@ -33,8 +33,9 @@ That is why:
 **Tables.**  A table whose cells hold only inline content (lists and
 paragraphs are flattened, code spans kept) becomes a GFM table: the first row
 is the header, ragged rows are padded, ``colspan`` and ``rowspan`` leave empty
-cells.  A table that cannot be a grid (a cell holding a table or a
-multi-line ``<pre>``, or text outside its cells, as layout tables have) says so
+cells, rows with no text are left out.  A table that cannot be a grid (a cell
+holding a table or a multi-line ``<pre>``, or text outside its cells, as
+layout tables have) says so
 in an HTML comment (``<!-- table of 3 rows x 2 columns ... -->``) and its cells
 follow in reading order, each with its own structure; a table of one cell is
 its content.  A heading in a grid's cell is written in bold.
@@ -386,7 +387,9 @@ class _Renderer:
                 text = self.inline_block(child, _FLAT, depth + 1)
                 if text:
                     self.blocks.append(("p", _line_start(text)))
-        grid = self.grid(rows, depth)
+        grid = [row for row in self.grid(rows, depth) if any(row)]  # rows of empty cells say nothing
+        if not grid:
+            return
         width = max(map(len, grid))
         lines = []
         for i, row in enumerate(grid):
