@@ -40,6 +40,9 @@ in an HTML comment (``<!-- table of 3 rows x 2 columns ... -->``) and its cells
 follow in reading order, each with its own structure; a table of one cell is
 its content.  A heading in a grid's cell is written in bold.
 
+The escaping, emphasis and code span rules live in
+:mod:`scrapy_detemplate._markdown_text`.
+
 **Bad input.**  The walk recurses at most :data:`MAX_DEPTH` levels; deeper
 content is written as plain paragraphs (iteratively, so a 10,000-deep tree is
 fine).  A fence is always longer than any run of backticks in the code it
@@ -54,6 +57,23 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from scrapy_detemplate._html import BLOCK_TAGS, SKIP_TAGS, find_body
+from scrapy_detemplate._markdown_text import (
+    BACKTICKS,
+    BR,
+    EM_CLOSE,
+    EM_OPEN,
+    LINE_START_CHARS,
+    SENTINELS,
+    STRONG_CLOSE,
+    STRONG_OPEN,
+    code_span,
+    esc,
+    has_sentinel,
+    indent_lines,
+    line_start,
+    resolve,
+    wrap,
+)
 
 #: Nesting levels rendered with structure; deeper subtrees become plain paragraphs.
 MAX_DEPTH = 100
@@ -61,15 +81,6 @@ MAX_DEPTH = 100
 #: like other parsers, stops reading blocks nested deeper than 20; deeper lists and quotes are plain blocks.
 MAX_NESTING = 14
 
-# Sentinels (Unicode noncharacters) marking emphasis and hard breaks until a
-# paragraph is finished; the same characters in page text become U+FFFD.
-_STRONG_OPEN, _STRONG_CLOSE, _EM_OPEN, _EM_CLOSE, _BR = "\ufdd0", "\ufdd1", "\ufdd2", "\ufdd3", "\ufdd4"
-_SENTINELS = re.compile("[\ufdd0-\ufdd4]")
-_MARKS = {_STRONG_OPEN: "**", _EM_OPEN: "*"}
-# An innermost emphasis pair (same kinds never nest: the inner one is not written).
-_PAIR = re.compile("([\ufdd0\ufdd2])([^\ufdd0-\ufdd3]*)[\ufdd1\ufdd3]")
-#: What ``str.split()`` splits on (the text output's whitespace), and the hard break sentinel.
-_EDGE_SPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + _BR
 
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LISTS = frozenset({"ul", "ol", "menu", "dir"})
@@ -91,19 +102,9 @@ _MAX_CELLS = 100_000
 # Inline context flags.
 _FLAT, _IN_STRONG, _IN_EM, _IN_LINK, _IN_TABLE = 1, 2, 4, 8, 16
 
-_NEEDS_ESCAPE = re.compile("[\\\\`*_\\[\\]<|~&#\ufdd0\ufdd1\ufdd2\ufdd3\ufdd4]")
-_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~]|$)")
-_ALWAYS = re.compile(r"[`*\[\]<|~]")
-_UNDERSCORES = re.compile(r"_+")
-_AMPERSAND = re.compile(r"&(?=[#A-Za-z0-9]|$)")
-_HASH = re.compile(r"(?:^|(?<=\s))#")
-_LINE_START_CHARS = frozenset("-+=>0123456789")
-_LINE_START = re.compile(r"^(?:>|[-+](?=\s|$|-)|=+\s*$|(\d{1,9})[.)](?=\s|$))")
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([A-Za-z0-9_+#.-]+)")
 _URL_UNSAFE = re.compile(r"[\x00-\x20<>()\\|\x7f]")
-_BACKTICKS = re.compile(r"`+")
 _BLANK_LEAD = re.compile(r"^(?:[ \t]*\n)+")
-_BLANK_INDENTED = re.compile(r"(?m)^ +$")
 _BLANK_QUOTED = re.compile(r"(?m)^> $")
 
 
@@ -148,7 +149,7 @@ class _Renderer:
         text = el.text
         # Whitespace before a paragraph's first word is dropped: fewer flushes of nothing.
         if text and (buf or not text.isspace()):
-            buf.append(_esc(text))
+            buf.append(esc(text))
         depth += 1
         special = self.special
         for child in el:
@@ -166,12 +167,12 @@ class _Renderer:
                     self.walk(child, depth)
             text = child.tail
             if text and (buf or not text.isspace()):
-                buf.append(_esc(text))
+                buf.append(esc(text))
 
     def node(self, el: etree._Element, tag: str, depth: int) -> None:
         """One element in block context, ``depth`` levels down."""
         if tag == "br":
-            self.buf.append(_BR)
+            self.buf.append(BR)
             return
         if tag == "img":
             self.buf.append(self.image(el))
@@ -228,13 +229,13 @@ class _Renderer:
             return
         text = "".join(buf)
         buf.clear()
-        if _BR in text or _STRONG_OPEN in text or _EM_OPEN in text:
-            lines = [_line_start(" ".join(line.split())) for line in _resolve(text).split(_BR)]
+        if BR in text or STRONG_OPEN in text or EM_OPEN in text:
+            lines = [line_start(" ".join(line.split())) for line in resolve(text).split(BR)]
             text = "\\\n".join(line for line in lines if line)
         else:  # one line, no emphasis: the common case, kept cheap
             text = " ".join(text.split())
-            if text and text[0] in _LINE_START_CHARS:
-                text = _line_start(text)
+            if text and text[0] in LINE_START_CHARS:
+                text = line_start(text)
         if text:
             self.blocks.append(("p", text))
 
@@ -256,7 +257,7 @@ class _Renderer:
         for i, line in enumerate(_text_of(el, "\n").split("\n")):
             if i:
                 self.flush()
-            self.buf.append(_esc(line))
+            self.buf.append(esc(line))
         if block:
             self.flush()
 
@@ -266,7 +267,7 @@ class _Renderer:
         code = _BLANK_LEAD.sub("", _text_of(el, "\n").replace("\r\n", "\n").replace("\r", "\n")).rstrip()
         if not code.strip():
             return
-        runs = _BACKTICKS.findall(code)
+        runs = BACKTICKS.findall(code)
         fence = "`" * max(3, 1 + max(map(len, runs), default=0))
         self.blocks.append(("code", f"{fence}{_language(el)}\n{code}\n{fence}"))
 
@@ -285,7 +286,7 @@ class _Renderer:
             self.blocks, self.buf = [], []
 
         if el.text:
-            self.buf.append(_esc(el.text))
+            self.buf.append(esc(el.text))
         for child in el:
             tag = child.tag
             if tag == "li" and depth < MAX_DEPTH:
@@ -297,7 +298,7 @@ class _Renderer:
             elif isinstance(tag, str) and tag not in SKIP_TAGS:
                 self.node(child, tag, depth + 1)
             if child.tail:
-                self.buf.append(_esc(child.tail))
+                self.buf.append(esc(child.tail))
         close_stray()
         self.blocks, self.buf = saved
         self.blocks.extend(before)
@@ -327,7 +328,7 @@ class _Renderer:
             for (kind, block), (prev_kind, _) in zip(blocks[1:], blocks, strict=False):
                 # A list right after a paragraph stays tight; other blocks need a blank line.
                 text += ("\n" if kind == "list" and prev_kind == "p" else "\n\n") + block
-            lines.append(f"{marker} " + _indent(text, indent))
+            lines.append(f"{marker} " + indent_lines(text, indent))
         if lines:
             self.blocks.append(("list", "\n".join(lines)))
 
@@ -340,7 +341,7 @@ class _Renderer:
     def definitions(self, el: etree._Element, depth: int) -> None:
         """``<dl>``: a term is a paragraph; a definition's blocks follow, its first paragraph after ``": "``."""
         if el.text:
-            self.buf.append(_esc(el.text))
+            self.buf.append(esc(el.text))
         for child in el:
             tag = child.tag
             if tag in ("dt", "dd", "div"):
@@ -348,7 +349,7 @@ class _Renderer:
                 if tag == "dt":
                     text = self.inline_block(child, _FLAT, depth + 1)
                     if text:
-                        self.blocks.append(("p", _line_start(text)))
+                        self.blocks.append(("p", line_start(text)))
                 elif tag == "dd":
                     blocks = self.frame(child, depth + 1)
                     if blocks and blocks[0][0] == "p":
@@ -359,7 +360,7 @@ class _Renderer:
             elif isinstance(tag, str) and tag not in SKIP_TAGS:
                 self.node(child, tag, depth + 1)
             if child.tail:
-                self.buf.append(_esc(child.tail))
+                self.buf.append(esc(child.tail))
         self.flush()
 
     def table(self, el: etree._Element, depth: int) -> None:
@@ -386,7 +387,7 @@ class _Renderer:
             if child.tag == "caption":
                 text = self.inline_block(child, _FLAT, depth + 1)
                 if text:
-                    self.blocks.append(("p", _line_start(text)))
+                    self.blocks.append(("p", line_start(text)))
         grid = [row for row in self.grid(rows, depth) if any(row)]  # rows of empty cells say nothing
         if not grid:
             return
@@ -430,48 +431,48 @@ class _Renderer:
 
     def inline_block(self, el: etree._Element, flags: int, depth: int) -> str:
         """``el``'s content on one line (blocks and ``<br>`` as spaces): headings, terms, cells."""
-        return " ".join(_resolve(self.content(el, flags | _FLAT, depth)).split())
+        return " ".join(resolve(self.content(el, flags | _FLAT, depth)).split())
 
     def content(self, el: etree._Element, flags: int, depth: int) -> str:
-        parts = [_esc(el.text)] if el.text else []
+        parts = [esc(el.text)] if el.text else []
         for child in el:
             tag = child.tag
             if isinstance(tag, str) and tag not in SKIP_TAGS:
                 parts.append(self.inline(child, tag, flags, depth + 1))
             if child.tail:
-                parts.append(_esc(child.tail))
+                parts.append(esc(child.tail))
         return "".join(parts)
 
     def inline(self, el: etree._Element, tag: str, flags: int, depth: int) -> str:
         """One element in inline context, with its markup."""
         if tag == "br":
-            return " " if flags & _FLAT else _BR
+            return " " if flags & _FLAT else BR
         if tag == "img":
             return self.image(el)
         if depth > MAX_DEPTH:
-            return _esc(_text_of(el, " "))
+            return esc(_text_of(el, " "))
         if tag in BLOCK_TAGS:  # only in flat context: a word boundary each side
             if tag == "pre":
-                return " " + _code_span(_text_of(el, " "), flags) + " "
+                return " " + code_span(_text_of(el, " "), bool(flags & _IN_TABLE)) + " "
             if tag in _HEADINGS and not flags & _IN_STRONG:  # a heading in a cell: bold
-                return " " + _STRONG_OPEN + self.content(el, flags | _IN_STRONG, depth) + _STRONG_CLOSE + " "
+                return " " + STRONG_OPEN + self.content(el, flags | _IN_STRONG, depth) + STRONG_CLOSE + " "
             return " " + self.content(el, flags, depth) + " "
         if tag in _STRONG and not flags & _IN_STRONG:
-            return _STRONG_OPEN + self.content(el, flags | _IN_STRONG, depth) + _STRONG_CLOSE
+            return STRONG_OPEN + self.content(el, flags | _IN_STRONG, depth) + STRONG_CLOSE
         if tag in _EM and not flags & _IN_EM:
-            return _EM_OPEN + self.content(el, flags | _IN_EM, depth) + _EM_CLOSE
+            return EM_OPEN + self.content(el, flags | _IN_EM, depth) + EM_CLOSE
         if tag in _CODE:
-            return _code_span(_text_of(el, " "), flags)
+            return code_span(_text_of(el, " "), bool(flags & _IN_TABLE))
         if tag == "a" and self.links and not flags & _IN_LINK:
             inner = self.content(el, flags | _IN_LINK, depth)
             href = (el.get("href") or "").strip()
             if not href or href.startswith("#") or href.lower().startswith(("javascript:", "data:")):
                 return inner
-            return _wrap("[", inner, "](" + self.url(href) + ")")
+            return wrap("[", inner, "](" + self.url(href) + ")")
         return self.content(el, flags, depth)
 
     def image(self, el: etree._Element) -> str:
-        alt = _esc(" ".join((el.get("alt") or "").split()))
+        alt = esc(" ".join((el.get("alt") or "").split()))
         src = (el.get("src") or "").strip()
         if self.links and src and not src.lower().startswith("data:"):
             return f"![{alt}]({self.url(src)})"
@@ -488,137 +489,14 @@ class _Renderer:
 # -- helpers ------------------------------------------------------------------------
 
 
-def _needs_escape(text: str) -> bool:
-    """Whether long ``text`` holds a character :func:`_esc` may escape (``in`` tests beat a regex there)."""
-    return (
-        "_" in text or "*" in text or "\\" in text or "`" in text or "[" in text or "]" in text or "<" in text
-        or "|" in text or "~" in text or "&" in text or "#" in text or _has_sentinel(text)
-    )  # fmt: skip
-
-
-def _has_sentinel(text: str) -> bool:
-    return "\ufdd0" in text or "\ufdd1" in text or "\ufdd2" in text or "\ufdd3" in text or "\ufdd4" in text
-
-
-def _esc(text: str) -> str:
-    """Page text escaped so that CommonMark reads it back as the same text (see the module doc)."""
-    if (_NEEDS_ESCAPE.search(text) is None) if len(text) < 48 else not _needs_escape(text):
-        return text
-    if _has_sentinel(text):
-        text = _SENTINELS.sub("\ufffd", text)
-    if "\\" in text:
-        text = _BACKSLASH.sub(r"\\\\", text)
-    if "`" in text or "*" in text or "[" in text or "]" in text or "<" in text or "|" in text or "~" in text:
-        text = _ALWAYS.sub(r"\\\g<0>", text)
-    if "_" in text:
-        text = _UNDERSCORES.sub(lambda m: _underscores(m, text), text)
-    if "&" in text:
-        text = _AMPERSAND.sub(r"\\&", text)
-    if "#" in text:
-        text = _HASH.sub(r"\\#", text)
-    return text
-
-
-def _underscores(match: re.Match[str], text: str) -> str:
-    """A run of ``_`` between two letters or digits cannot open or close emphasis; any other is escaped."""
-    start, end = match.span()
-    if start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum():
-        return match.group()
-    return "\\_" * (end - start)
-
-
-def _indent(text: str, indent: str) -> str:
-    """Every line of ``text`` but the first indented (blank lines stay empty)."""
-    if "\n" not in text:
-        return text
-    text = text.replace("\n", "\n" + indent)
-    return _BLANK_INDENTED.sub("", text) if "\n" + indent + "\n" in text or text.endswith("\n" + indent) else text
-
-
-def _line_start(line: str) -> str:
-    """Escape what would start a block at the beginning of a line (list, quote, setext underline)."""
-    match = _LINE_START.match(line)
-    if match is None:
-        return line
-    if match.group(1):  # "1." or "1)": an ordered list marker
-        return line[: match.end(1)] + "\\" + line[match.end(1) :]
-    return "\\" + line
-
-
-def _resolve(text: str) -> str:
-    """Turn emphasis sentinels into ``*``/``**`` where CommonMark reads them as emphasis.
-
-    Innermost pairs first.  Whitespace (and hard breaks) at the edges of the
-    emphasised text moves outside; a pair around nothing, or touched from
-    outside by a word character, is dropped, so markup never splits a word.
-    """
-    if _STRONG_OPEN not in text and _EM_OPEN not in text:
-        return text
-    while True:
-        new = _PAIR.sub(_emphasis, text)
-        if new == text:
-            return _SENTINELS.sub(lambda m: _BR if m.group() == _BR else "", new)
-        text = new
-
-
-def _emphasis(match: re.Match[str]) -> str:
-    text, (start, end) = match.string, match.span()
-    inner = match.group(2)
-    core = inner.strip(_EDGE_SPACE)
-    if not core:
-        return inner
-    lead = inner[: len(inner) - len(inner.lstrip(_EDGE_SPACE))]
-    trail = inner[len(inner.rstrip(_EDGE_SPACE)) :]
-    before = "" if lead else _neighbour(text, start - 1, -1)
-    after = "" if trail else _neighbour(text, end, 1)
-    if (before and (before.isalnum() or before == "_")) or (after and (after.isalnum() or after == "_")):
-        return inner
-    mark = _MARKS[match.group(1)]
-    return f"{lead}{mark}{core}{mark}{trail}"
-
-
-def _neighbour(text: str, index: int, step: int) -> str:
-    """The first character from ``index`` on (in direction ``step``) that is not an emphasis sentinel."""
-    while 0 <= index < len(text):
-        char = text[index]
-        if char not in "\ufdd0\ufdd1\ufdd2\ufdd3":
-            return char
-        index += step
-    return ""
-
-
-def _wrap(open_: str, inner: str, close: str) -> str:
-    """``open_ inner close`` with ``inner``'s edge whitespace moved outside; ``inner`` alone if empty."""
-    core = inner.strip(_EDGE_SPACE)
-    if not core:
-        return inner
-    lead = inner[: len(inner) - len(inner.lstrip(_EDGE_SPACE))]
-    trail = inner[len(inner.rstrip(_EDGE_SPACE)) :]
-    return f"{lead}{open_}{core}{close}{trail}"
-
-
-def _code_span(raw: str, flags: int) -> str:
-    """A code span for ``raw`` (whitespace collapsed, edges moved outside)."""
-    core = " ".join(raw.split())
-    if not core:
-        return " " if raw else ""
-    lead = " " if raw[:1].isspace() else ""
-    trail = " " if raw[-1:].isspace() else ""
-    if flags & _IN_TABLE:
-        core = core.replace("|", "\\|")  # GFM: a pipe ends a cell even inside code
-    ticks = "`" * (1 + max(map(len, _BACKTICKS.findall(core)), default=0))
-    pad = " " if core[0] == "`" or core[-1] == "`" else ""
-    return f"{lead}{ticks}{pad}{core}{pad}{ticks}{trail}"
-
-
 def _text_of(el: etree._Element, sep: str) -> str:
     """The visible text inside ``el`` (not its tail), ``sep`` at every block boundary and ``<br>``."""
     if not len(el):
         text = el.text or ""
-        return _SENTINELS.sub("\ufffd", text) if _has_sentinel(text) else text
+        return SENTINELS.sub("\ufffd", text) if has_sentinel(text) else text
     if not _has_descendant(el, _TEXT_BREAK_SET, _TEXT_BREAKS):
         text = etree.tostring(el, method="text", encoding="unicode", with_tail=False)
-        return _SENTINELS.sub("\ufffd", text) if _has_sentinel(text) else text
+        return SENTINELS.sub("\ufffd", text) if has_sentinel(text) else text
     parts: list[str] = []
     stack: list[tuple[etree._Element, bool]] = [(el, False)]
     while stack:
@@ -643,7 +521,7 @@ def _text_of(el: etree._Element, sep: str) -> str:
     if el.tag in BLOCK_TAGS and parts and parts[-1] == sep:
         parts.pop()  # el's own end: the caller puts the boundary there
     text = "".join(parts)
-    return _SENTINELS.sub("\ufffd", text) if _has_sentinel(text) else text
+    return SENTINELS.sub("\ufffd", text) if has_sentinel(text) else text
 
 
 def _has_descendant(el: etree._Element, tags: frozenset[str], tag_tuple: tuple[str, ...]) -> bool:
