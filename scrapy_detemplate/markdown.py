@@ -33,7 +33,7 @@ That is why:
 **Tables.**  A table whose cells hold only inline content (lists and
 paragraphs are flattened, code spans kept) becomes a GFM table: the first row
 is the header, ragged rows are padded, ``colspan`` and ``rowspan`` leave empty
-cells, rows with no text are left out.  A table that cannot be a grid (a cell
+cells.  A table that cannot be a grid (a cell
 holding a table or a multi-line ``<pre>``, or text outside its cells, as
 layout tables have) says so
 in an HTML comment (``<!-- table of 3 rows x 2 columns ... -->``) and its cells
@@ -388,9 +388,7 @@ class _Renderer:
                 text = self.inline_block(child, _FLAT, depth + 1)
                 if text:
                     self.blocks.append(("p", line_start(text)))
-        grid = [row for row in self.grid(rows, depth) if any(row)]  # rows of empty cells say nothing
-        if not grid:
-            return
+        grid = self.grid(rows, depth)
         width = max(map(len, grid))
         lines = []
         for i, row in enumerate(grid):
