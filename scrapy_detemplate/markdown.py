@@ -33,9 +33,8 @@ That is why:
 **Tables.**  A table whose cells hold only inline content (lists and
 paragraphs are flattened, code spans kept) becomes a GFM table: the first row
 is the header, ragged rows are padded, ``colspan`` and ``rowspan`` leave empty
-cells.  A table that cannot be a grid (a cell
-holding a table or a multi-line ``<pre>``, or text outside its cells, as
-layout tables have) says so
+cells.  A table that cannot be a grid (a cell holding a table or a multi-line
+``<pre>``, or text outside its cells, as layout tables have) says so
 in an HTML comment (``<!-- table of 3 rows x 2 columns ... -->``) and its cells
 follow in reading order, each with its own structure; a table of one cell is
 its content.  A heading in a grid's cell is written in bold.
