@@ -23,6 +23,12 @@ One run, one process for part 1, fresh ``scrapy crawl`` processes for part 2:
    method's work depends on how much of the site it has seen, its pages are
    also split by phase (see :data:`PHASES`; printed with the table).
 
+   **Markdown** (``docs`` and ``c2f``): a fresh engine with the default method
+   and ``DETEMPLATE_MARKDOWN`` on takes each corpus's pages in order; per page
+   the same parse, and ``render`` = the engine's Markdown rendering of the tree
+   it keeps (:func:`~scrapy_detemplate.markdown.to_markdown`, timed inside the
+   engine call).  Reported: the median and 90th percentile of render/parse.
+
 2. **Throughput of a real crawl** of the example project's demo site, grown to
    about ``--crawl-pages`` pages and served on 127.0.0.1 from this process:
    ``scrapy crawl site`` (``example_project/``, its settings: the add-on with
@@ -35,7 +41,7 @@ One run, one process for part 1, fresh ``scrapy crawl`` processes for part 2:
    add-on, and checks that the add-on's items carry ``content`` and the others not.
 
 Both tables are printed and written to ``--out``.  ``--crawl-pages 0`` skips
-part 2; ``--pages 0`` skips part 1.
+part 2; ``--pages 0`` skips part 1; ``--only markdown`` runs the Markdown rows alone.
 """
 
 from __future__ import annotations
@@ -265,6 +271,68 @@ def cost_report(manifests: Iterable[Path], pages: int | None = None) -> tuple[li
     return rows, "\n".join(lines)
 
 
+class MarkdownTimed(Detemplater):
+    """The engine, with the nanoseconds of its last Markdown rendering kept."""
+
+    markdown_ns: int | None = None
+
+    def _markdown(self, root: etree._Element, url: str) -> str:
+        start = time.perf_counter_ns()
+        out = super()._markdown(root, url)
+        self.markdown_ns = time.perf_counter_ns() - start
+        return out
+
+
+#: Corpora the Markdown rows are measured on.
+MARKDOWN_CORPORA = ("docs", "c2f")
+
+
+def markdown_report(
+    manifests: Iterable[Path], pages: int | None = None, corpora: Sequence[str] = MARKDOWN_CORPORA
+) -> tuple[list[tuple[str, ...]], str]:
+    """The cost of Markdown out per page against a parse, on the manifests of ``corpora``."""
+    rows: list[tuple[str, ...]] = []
+    quiet = logging.getLogger("scrapy_detemplate")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        for manifest in manifests:
+            corpus = manifest.name.removesuffix(".manifest.jsonl")
+            if corpus not in corpora:
+                continue
+            engine = MarkdownTimed(DetemplateConfig(markdown=True))
+            parse, render = [], []
+            gc.collect()
+            for page in itertools.islice(read_manifest(manifest), pages):
+                try:
+                    start = time.perf_counter_ns()
+                    lxml.html.document_fromstring(page.body)
+                    parse_ns = time.perf_counter_ns() - start
+                except (etree.ParserError, ValueError):
+                    continue
+                engine.markdown_ns = None
+                engine.process(page.url, page.body, headers=HEADERS)
+                if engine.markdown_ns is not None and parse_ns:
+                    parse.append(parse_ns)
+                    render.append(engine.markdown_ns)
+            if parse:
+                ratios = [r / p for r, p in zip(render, parse, strict=True)]
+                rows.append((corpus, str(len(parse)), f"{median(parse) / 1e6:.3f}", f"{median(render) / 1e6:.3f}",
+                             f"{median(ratios):.3f}", f"{p90(ratios):.2f}"))  # fmt: skip
+    finally:
+        quiet.setLevel(level)
+    fmt = "{:<10} {:>5} {:>9} {:>10} {:>13} {:>7}"
+    lines = [
+        "Markdown out: cost per page, median over pages of the per-page ratio to a plain lxml.html parse",
+        "  render = to_markdown on the tree the engine keeps (default method, DETEMPLATE_MARKDOWN on),",
+        "  timed inside Detemplater.process; parse as above",
+        "",
+        fmt.format("corpus", "pages", "parse ms", "render ms", "render/parse", "p90"),
+        *(fmt.format(*row) for row in rows),
+    ]
+    return rows, "\n".join(lines)
+
+
 # -- part 2: crawl throughput -------------------------------------------------
 
 #: The baseline crawl: the example project with ``DETEMPLATE_ENABLED=False``.
@@ -436,6 +504,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="crawls per variant in part 2")
     parser.add_argument("--concurrency", type=int, default=None, help="CONCURRENT_REQUESTS for every crawl")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_all.txt")
+    parser.add_argument("--only", choices=["markdown"], help="run only these rows (written to --out)")
     args = parser.parse_args(argv)
     sections = [environment()]
     print(sections[0], flush=True)
@@ -444,9 +513,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         manifests = sorted(args.corpus.glob("*.manifest.jsonl"))
         if not manifests:
             parser.error(f"no *.manifest.jsonl in {args.corpus}")
-        sections.append(cost_report(manifests, args.pages)[1])
+        if args.only is None:
+            sections.append(cost_report(manifests, args.pages)[1])
+            print(sections[-1], flush=True)
+        sections.append(markdown_report(manifests, args.pages)[1])
         print(sections[-1], flush=True)
-    if args.crawl_pages:
+    if args.crawl_pages and args.only is None:
         sections.append(crawl_report(args.crawl_pages, args.rounds, args.concurrency))
         print(sections[-1], flush=True)
     sections.append(f"(run took {time.monotonic() - started:.0f} s)")

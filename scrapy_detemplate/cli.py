@@ -1,7 +1,8 @@
 """``scrapy-detemplate``: the engine from the command line.
 
 * ``clean``: JSONL pages in (``{"url", "html_b64"}`` or ``{"url", "html"}``), one
-  JSONL result out per page, in order, flushed as soon as the page is done.
+  JSONL result out per page, in order, flushed as soon as the page is done
+  (``--markdown``: with a ``"markdown"`` key too).
 * ``report``: the same JSONL pages in, a static HTML report of what was removed
   out (``-o DIR``; open ``DIR/index.html``); see :mod:`scrapy_detemplate.report`.
 * ``eval``: a method (or several) over corpus manifests, scored as METRICS.md says.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import dataclasses
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -49,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     try:
         if args.command == "clean":
+            if args.markdown:
+                config = dataclasses.replace(config, markdown=True)
             return clean(config, args.input, args.output)
         if args.command == "report":
             return report(config, args.input, args.output, args.pages, args.title)
@@ -80,6 +84,10 @@ def _parser() -> argparse.ArgumentParser:
         "--pages", type=int, default=None, help="sample pages per site (default: DETEMPLATE_REPORT_PAGES, 3)"
     )
     p_report.add_argument("--title", default="scrapy-detemplate report", help="title of the report's index")
+    p_clean.add_argument(
+        "--markdown", action="store_true",
+        help="add the content as Markdown (\"markdown\" key); -s DETEMPLATE_MARKDOWN_LINKS=True keeps link targets",
+    )  # fmt: skip
     p_eval = sub.add_parser("eval", parents=[common], help="score methods (and peers) on corpora")
     p_eval.add_argument("manifests", nargs="+", help="corpus manifest(s), e.g. ../shared/corpus/c2f.manifest.jsonl")
     p_eval.add_argument("--per-site", action="store_true", help="also print one row per site")
@@ -109,7 +117,8 @@ def clean(config: DetemplateConfig, source: IO[str], sink: IO[str]) -> int:
             sink.write(json.dumps({"url": None, "error": page}) + "\n")
         else:
             url, body, headers = page
-            sink.write(json.dumps(_output(engine.process(url, body, headers=headers)), ensure_ascii=False) + "\n")
+            result = engine.process(url, body, headers=headers)
+            sink.write(json.dumps(_output(result, config.renders_markdown), ensure_ascii=False) + "\n")
         sink.flush()
     return 0
 
@@ -147,15 +156,12 @@ def _pages(source: IO[str]) -> Iterator[tuple[str, bytes | str, dict[str, str] |
         yield url, body, page.get("headers") or None
 
 
-def _output(result: CleanResult) -> dict[str, object]:
-    return {
-        "url": result.url,
-        "text": result.text,
-        "html": result.html,
-        "method": result.method,
-        "status": result.status,
-        "reason": result.reason,
-    }
+def _output(result: CleanResult, markdown: bool = False) -> dict[str, object]:
+    out: dict[str, object] = {"url": result.url, "text": result.text, "html": result.html}
+    if markdown:
+        out["markdown"] = result.markdown
+    out.update(method=result.method, status=result.status, reason=result.reason)
+    return out
 
 
 def evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -20,6 +20,9 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_TEXT_FIELD": "content",
     "DETEMPLATE_HTML_FIELD": "",
     "DETEMPLATE_METHOD_FIELD": "",
+    "DETEMPLATE_MARKDOWN": False,
+    "DETEMPLATE_MARKDOWN_FIELD": "",
+    "DETEMPLATE_MARKDOWN_LINKS": False,
     "DETEMPLATE_OVERWRITE_FIELDS": False,
     "DETEMPLATE_SOURCE_FIELD": "",
     "DETEMPLATE_URL_FIELD": "url",
@@ -106,6 +109,9 @@ class DetemplateConfig:
     text_field: str = "content"
     html_field: str = ""
     method_field: str = ""
+    markdown: bool = False
+    markdown_field: str = ""
+    markdown_links: bool = False
     overwrite_fields: bool = False
     source_field: str = ""
     url_field: str = "url"
@@ -180,7 +186,7 @@ class DetemplateConfig:
             raise InvalidSetting("DETEMPLATE_COMBINED_SITE_DF", site_df, "a number > 0 (above 1: off)")
         if self.sandwich_peer not in SANDWICH_PEERS:
             raise InvalidSetting("DETEMPLATE_SANDWICH_PEER", self.sandwich_peer, f"one of {SANDWICH_PEERS}")
-        for name in ("text_field", "html_field", "method_field", "source_field", "url_field"):
+        for name in ("text_field", "html_field", "method_field", "markdown_field", "source_field", "url_field"):
             if not isinstance(getattr(self, name), str):
                 raise InvalidSetting(_setting_name(name), getattr(self, name), "a field name (str)")
         if (
@@ -197,7 +203,7 @@ class DetemplateConfig:
             or not (0.0 <= self.tps_min_share <= 1.0)
         ):
             raise InvalidSetting("DETEMPLATE_TPS_MIN_SHARE", self.tps_min_share, "a number in [0, 1]")
-        for name in ("tps_two_sided", "tps_complement"):
+        for name in ("tps_two_sided", "tps_complement", "markdown", "markdown_links"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidSetting(_setting_name(name), getattr(self, name), "a boolean")
         if isinstance(self.tps_max_nodes, bool) or not isinstance(self.tps_max_nodes, int) or self.tps_max_nodes < 1:
@@ -245,6 +251,11 @@ class DetemplateConfig:
         pages = self.report_pages
         if isinstance(pages, bool) or not isinstance(pages, int) or not 0 <= pages <= 1000:
             raise InvalidSetting("DETEMPLATE_REPORT_PAGES", pages, "an integer in [0, 1000] (sample pages per site)")
+
+    @property
+    def renders_markdown(self) -> bool:
+        """Whether results carry Markdown: asked for (``DETEMPLATE_MARKDOWN``) or an item field wants it."""
+        return self.markdown or bool(self.markdown_field)
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | Any) -> DetemplateConfig:

@@ -19,6 +19,7 @@ from lxml import etree
 
 from scrapy_detemplate._html import count_nodes, decode_html, deeper_than, find_body, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.markdown import to_markdown
 from scrapy_detemplate.methods.sandwich import lcs_indexes, line_key
 from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
 from scrapy_detemplate.state import memory_store
@@ -41,6 +42,9 @@ class CleanResult:
     ``"passthrough"`` (the page was not processed; ``reason`` is one of
     :data:`PASSTHROUGH_REASONS`).  ``text`` has one line per block;
     ``template_lines`` are the page's visible lines that did not survive whole.
+    ``markdown`` is the same content as CommonMark with GFM tables, with the
+    words of ``text``; it is rendered only when the config asks for it
+    (:attr:`DetemplateConfig.renders_markdown`), else empty.
     """
 
     url: str
@@ -57,6 +61,7 @@ class CleanResult:
     #: The page with every removed region marked (``data-detemplate``), only
     #: when :meth:`Detemplater.process` was asked to ``mark`` (for reports).
     marked_html: str = ""
+    markdown: str = ""
 
     @property
     def removed_share(self) -> float:
@@ -76,6 +81,7 @@ class CleanResult:
             "chars_total": self.chars_total,
             "chars_removed": self.chars_removed,
             "bytes_removed": self.bytes_removed,
+            "markdown": self.markdown,
         }
 
 
@@ -159,13 +165,31 @@ class Detemplater:
         if find_body(root) is None or not page.lines:
             return self._passthrough(url, "no_body", bytes_in, html=html)
         if len(page.lines) > cfg.max_lines:
-            return self._passthrough(url, "too_large", bytes_in, html=html, text=_join(page.lines))
+            markdown = self._markdown(root, url)
+            return self._passthrough(url, "too_large", bytes_in, html=html, text=_join(page.lines), markdown=markdown)
         verdict = self.runner.run(page)
         return self._render(page, verdict, bytes_in, mark)
 
-    def _passthrough(self, url: str, reason: str, bytes_in: int, html: str = "", text: str = "") -> CleanResult:
+    def _passthrough(
+        self, url: str, reason: str, bytes_in: int, html: str = "", text: str = "", markdown: str = ""
+    ) -> CleanResult:
         self._warn_once(reason, url)
-        return CleanResult(url, "passthrough", self.runner.name, reason, text=text, html=html, bytes_in=bytes_in)
+        return CleanResult(
+            url, "passthrough", self.runner.name, reason, text=text, html=html, bytes_in=bytes_in, markdown=markdown
+        )
+
+    def _markdown(self, root: etree._Element, url: str) -> str:
+        """The kept tree as Markdown, when the config asks for it (else nothing is rendered)."""
+        if not self.config.renders_markdown:
+            return ""
+        try:
+            return to_markdown(root, base_url=url, links=self.config.markdown_links)
+        except Exception:  # the text and HTML are still good: never lose them for the Markdown
+            if "markdown" not in self._warned:
+                self._warned.add("markdown")
+                logger.warning("detemplate: could not render %s as Markdown; its text and HTML are kept "
+                               "(logged once)", url, exc_info=True)  # fmt: skip
+            return ""
 
     def _warn_once(self, reason: str, url: str, exc_info: bool = False) -> None:
         if reason in self._warned:
@@ -187,6 +211,7 @@ class Detemplater:
                 page.url, "unchanged", method, verdict.detail, text="\n".join(original_lines),
                 html=page.html, chars_total=chars_total, bytes_in=bytes_in,
                 marked_html=mark_template(page, verdict) if mark else "",
+                markdown=self._markdown(page.root, page.url),
             )  # fmt: skip
         # Before removal: it works on the page's own tree, which removal changes.
         marked = mark_template(page, verdict) if mark and verdict.clean_source is None else ""
@@ -222,6 +247,7 @@ class Detemplater:
             bytes_in=bytes_in,
             bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))),
             marked_html=marked,
+            markdown=self._markdown(root, page.url),
         )
 
 

@@ -379,7 +379,12 @@ class ItemFiller:
     """Writes a result's fields into an item (shared by the spider middleware and the pipeline)."""
 
     def __init__(self, config: DetemplateConfig, stats: StatsCollector | None = None) -> None:
-        self.fields = [(config.text_field, "text"), (config.html_field, "html"), (config.method_field, "method")]
+        self.fields = [
+            (config.text_field, "text"),
+            (config.html_field, "html"),
+            (config.markdown_field, "markdown"),
+            (config.method_field, "method"),
+        ]
         self.overwrite = config.overwrite_fields
         self.stats = stats
         self._warned = False

@@ -73,3 +73,12 @@ def test_script_on_three_pages_of_the_real_corpus(tmp_path):
     for corpus in ("c2f", "dragnet10"):
         for method in RUNNERS:
             assert f"{corpus:<10} {method:<9} all        3 " in text
+
+
+def test_markdown_rows_time_the_rendering_against_a_parse(tiny_corpus):
+    rows, table = bench_all.markdown_report([tiny_corpus], corpora=("tiny",))
+    ((corpus, pages, parse_ms, render_ms, ratio, ratio_p90),) = rows
+    assert corpus == "tiny" and pages == "6"
+    assert all(float(v) > 0 for v in (parse_ms, render_ms, ratio, ratio_p90))
+    assert "render/parse" in table
+    assert bench_all.markdown_report([tiny_corpus])[0] == []  # only the corpora asked for

@@ -65,3 +65,16 @@ def test_the_module_and_the_cli_module_both_run_the_cli():
     for module in ("scrapy_detemplate", "scrapy_detemplate.cli"):
         proc = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and "usage: scrapy-detemplate" in proc.stdout, module
+
+
+def test_clean_markdown_adds_a_markdown_key_next_to_text_and_html():
+    page = {"url": "http://ex.com/a/1", "html": "<h1>Title</h1><p>Some <b>bold</b> words</p><pre>x = 1</pre>"}
+    for args, expected in (([], None), (["--markdown"], "# Title\n\nSome **bold** words\n\n```\nx = 1\n```")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "scrapy_detemplate", "clean", "--method", "none", *args],
+            input=json.dumps(page) + "\n", capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        out = json.loads(proc.stdout)
+        assert proc.returncode == 0 and out["text"] == "Title\nSome bold words\nx = 1"
+        assert out.get("markdown") == expected
+        assert list(out)[:3] == ["url", "text", "html"]

@@ -230,3 +230,22 @@ def test_other_methods_do_not_report_the_walk():
     crawler = crawler_with(DETEMPLATE_METHOD="sandwich")
     DetemplateDownloaderMiddleware.from_crawler(crawler)
     assert crawler.stats.get_value("detemplate/rtdm/compiled_walk") is None
+
+
+def test_markdown_field_is_filled_by_the_spider_middleware_and_the_pipeline():
+    crawler = crawler_with(DETEMPLATE_MARKDOWN_FIELD="markdown", DETEMPLATE_SOURCE_FIELD="html")
+    downloader = DetemplateDownloaderMiddleware.from_crawler(crawler)
+    spider_mw = DetemplateSpiderMiddleware.from_crawler(crawler)
+    pipeline = DetemplatePipeline.from_crawler(crawler)
+    page = "<html><body><nav>Home | News</nav><h2>{0}</h2><ul><li>{0} one</li></ul><footer>(c) Ex</footer></body>"
+    for n, word in enumerate(("one", "two")):
+        resp = response(f"http://ex.com/a/{n}", page.format(word))
+        resp = downloader.process_response(resp.request, resp)
+        (item,) = spider_mw.process_spider_output(resp, [{"url": resp.url}])
+    assert item["markdown"] == "## two\n\n- two one" and item["content"] == "two\ntwo one"
+    for n, word in enumerate(("three", "four")):
+        piped = pipeline.process_item({"url": f"http://ex.com/b/{n}", "html": page.format(word)})
+    assert piped["markdown"] == "## four\n\n- four one"
+    resp = response("http://ex.com/", page)
+    DetemplateDownloaderMiddleware.from_crawler(crawler_with()).process_response(resp.request, resp)
+    assert resp.meta["detemplate"].markdown == "" and resp.meta["detemplate"].text  # not asked for: not rendered

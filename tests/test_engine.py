@@ -285,3 +285,15 @@ def test_results_are_the_same_with_and_without_marking(page):
         assert a.marked_html == ""
         assert b.marked_html
         assert a == replace(b, marked_html="")
+
+
+def test_a_markdown_failure_keeps_the_text_and_html(monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RecursionError("renderer bug")
+
+    monkeypatch.setattr("scrapy_detemplate.engine.to_markdown", broken)
+    engine = Detemplater(DetemplateConfig(method="none", markdown=True))
+    for _ in range(2):
+        result = engine.process("http://ex.com/a", "<p>kept words</p>")
+    assert result.status == "unchanged" and result.text == "kept words" and result.markdown == ""
+    assert sum("could not render" in r.getMessage() for r in caplog.records) == 1  # logged once

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +94,21 @@ def test_invalid_setting_stops_the_crawl_at_start_up():
     assert proc.returncode != 0
     assert "DETEMPLATE_METHOD='bogus'" in proc.stderr
     assert "downloader/request_count" not in proc.stderr  # nothing was crawled
+
+
+def test_crawl_fills_the_markdown_field(site, tmp_path):
+    pages, base = site
+    settings = {**ADDON, "DETEMPLATE_MARKDOWN_FIELD": "markdown", "DETEMPLATE_MARKDOWN_LINKS": True}
+    crawl = run_crawl(tmp_path, start_url=base + "/", settings=settings)
+    items = by_path(crawl.items)
+    articles = [p for p in pages.values() if p.article]
+    for page in articles:
+        markdown = items[page.path]["markdown"]
+        assert markdown.startswith(f"# {page.article[0]}\n\n"), page.path  # the title as a heading
+        assert all(paragraph in markdown for paragraph in page.article[2:]), page.path
+        assert not [line for line in demosite.TEMPLATE_LINES if line in markdown], page.path
+        # the same words as the text field, in the same order
+        assert re.findall(r"\w+", items[page.path]["content"]) == [
+            w for w in re.findall(r"\w+", re.sub(r"\]\([^)]*\)", "]", markdown))
+        ], page.path
+    assert "detemplate/error" not in crawl.stats
