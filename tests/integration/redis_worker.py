@@ -26,7 +26,7 @@ from scrapy_redis.spiders import RedisSpider
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from crawl_runner import write_stats  # noqa: E402
+from crawl_runner import write_stats
 
 
 class SiteWorker(RedisSpider):

@@ -45,6 +45,7 @@ class SlowHandler(BaseHTTPRequestHandler):
     lock: ClassVar[threading.Lock] = threading.Lock()
     in_flight: ClassVar[Counter[str]] = Counter()
     served: ClassVar[Counter[str]] = Counter()
+    requested: ClassVar[dict[str, set[str]]] = {}
     hold: ClassVar[list[str]] = []
     released: ClassVar[threading.Event] = threading.Event()
 
@@ -52,6 +53,7 @@ class SlowHandler(BaseHTTPRequestHandler):
         who = self.headers.get("User-Agent", "")
         with self.lock:
             self.in_flight[who] += 1
+            self.requested.setdefault(who, set()).add(self.path)
         try:
             time.sleep(self.delay)
             if who in self.hold:
@@ -77,7 +79,8 @@ class SlowHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def site() -> Iterator[tuple[dict[str, demosite.Page], str, type[SlowHandler]]]:
     pages = demosite.build_site(articles_per_section=12)  # 54 pages
-    fresh = {"pages": pages, "in_flight": Counter(), "served": Counter(), "hold": [], "released": threading.Event()}
+    fresh = {"pages": pages, "in_flight": Counter(), "served": Counter(), "requested": {}, "hold": []}
+    fresh["released"] = threading.Event()
     handler = type("Handler", (SlowHandler,), fresh)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
@@ -217,6 +220,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing_once_its_requests_are_fed_again
     # What scrapy-redis loses: only requests the killed worker had popped (at most its CONCURRENT_REQUESTS
     # in flight, and one batch of start URLs); at least the one the server was answering when it died.
     assert held >= 1 and 1 <= len(lost) <= 2 * settings["CONCURRENT_REQUESTS"], (held, lost)
+    assert {url.removeprefix(base) for url in lost} <= handler.requested["worker-a"]  # popped by "a", none else
     client = redis.client()
     assert client.llen("site:start_urls") == 0 and client.zcard("site:requests") == 0  # the queue is finished
     client.close()
