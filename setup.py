@@ -39,9 +39,12 @@ class OptionalBuildExt(build_ext):
         import lxml
         from Cython.Build import cythonize
 
+        # The .pyx becomes a .c in place: the extensions stay the objects finalize_options prepared
+        # (an editable build reads what it set on them).
         for ext in self.extensions:
             ext.include_dirs = [*ext.include_dirs, *lxml.get_include()]
-        self.extensions = cythonize(self.extensions, language_level=3, quiet=True)
+            (compiled,) = cythonize([ext], language_level=3, quiet=True)
+            ext.sources = list(compiled.sources)
 
     def _skipped(self, exc: Exception) -> None:
         print(f"scrapy-detemplate: the compiled walk was not built ({exc}); removal walks in Python", file=sys.stderr)
