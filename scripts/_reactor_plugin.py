@@ -1,8 +1,8 @@
 """pytest plugin for scripts/check_min_versions.sh: install Scrapy's asyncio reactor before the tests.
 
-Scrapy before 2.14 makes ``scrapy.utils.test.get_crawler`` require an installed reactor (Scrapy's own
-test suite installs one); later versions do not.  The tests that build a crawler in-process need it
-at the lowest supported versions.
+At the floor (Scrapy 2.13.4), ``scrapy.utils.test.get_crawler`` requires an installed reactor
+(Scrapy's own test suite installs one); the Scrapy the test extra resolves today (2.19) does not.
+The tests that build a crawler in-process need it at the lowest supported versions.
 """
 
 from __future__ import annotations

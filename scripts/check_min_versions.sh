@@ -18,7 +18,7 @@ _pip install --quiet -c "$CONSTRAINTS" ".[redis]" "pytest>=8" "hypothesis>=6.100
   | grep -i -E "^(scrapy|twisted|lxml|rapidfuzz|w3lib|itemadapter|parsel|redis) " || true
 "$TMP/venv/bin/python" --version
 # The installed package, not the source tree: run pytest's script (no cwd on sys.path) from the repository.
-# Scrapy < 2.14's get_crawler needs an installed reactor: scripts/_reactor_plugin.py installs one first.
+# Scrapy 2.13's get_crawler needs an installed reactor: scripts/_reactor_plugin.py installs one first.
 PYTHONPATH="$(pwd)/scripts" "$TMP/venv/bin/pytest" -q -p no:cacheprovider -p _reactor_plugin \
   -o addopts="-ra --import-mode=importlib" \
   tests/test_components.py tests/test_addon.py tests/test_engine.py tests/test_config.py \

@@ -152,7 +152,11 @@ def test_two_workers_crawl_every_page_once_and_share_what_they_learn(site, redis
     # Start URLs for both (a batch is CONCURRENT_REQUESTS URLs); every other page is found through links.
     feed(redis, [base + "/", base + "/about.html", *(f"{base}/{s}/" for s in demosite.SECTIONS)])
     workers = [Worker(name, redis, tmp_path, follow=True, settings=settings) for name in ("a", "b")]
-    stats = {w.name: w.wait() for w in workers}
+    try:
+        stats = {w.name: w.wait() for w in workers}
+    finally:
+        for w in workers:
+            w.stop()
 
     crawled = items(redis)
     by_url = Counter(item["url"].removeprefix(base) for item in crawled)
