@@ -90,8 +90,16 @@ assert row["url"] == "http://127.0.0.1/a/1" and "Only this page" in row["text"],
 '
 }
 
-check_install sdist "$SDIST"
-check_install wheel "$REPAIRED"
+# Both at once (2 cores: the sdist's install compiles while the wheel's only downloads), each to its log.
+check_install sdist "$SDIST" >"$TMP/sdist.log" 2>&1 &
+SDIST_JOB=$!
+check_install wheel "$REPAIRED" >"$TMP/wheel.log" 2>&1 &
+WHEEL_JOB=$!
+status=0
+wait "$SDIST_JOB" || status=1
+wait "$WHEEL_JOB" || status=1
+cat "$TMP/sdist.log" "$TMP/wheel.log"
+[ "$status" = 0 ] || { echo "an install check failed"; exit 1; }
 
 echo "== the sdist's own tests, against the installed sdist"
 mkdir "$TMP/src"
