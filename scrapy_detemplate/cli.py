@@ -13,20 +13,34 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import codecs
 import json
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from scrapy_detemplate._html import scrub_surrogates
 from scrapy_detemplate.config import DEFAULT_SETTINGS, DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import CleanResult, Detemplater
-from scrapy_detemplate.evaluation import Summary, format_table, parse_cost, plot, read_manifest, run_method, run_peer
+from scrapy_detemplate.evaluation import (
+    ManifestError,
+    Summary,
+    format_table,
+    parse_cost,
+    plot,
+    read_manifest,
+    run_method,
+    run_peer,
+)
 from scrapy_detemplate.peers import PEERS, load_peer
 from scrapy_detemplate.runners import RUNNERS
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
+    """Run a command; ``stdin``/``stdout`` replace the process's own streams for ``clean``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train"]:
         # Retrain the templateness model (isotonic method); needs the train extra (numpy).
@@ -45,8 +59,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InvalidSetting as exc:
         parser.error(str(exc))
     if args.command == "clean":
-        return clean(config, args.input, args.output)
-    return evaluate(args, parser)
+        source = args.input or stdin or sys.stdin.buffer
+        sink = args.output or stdout or sys.stdout.buffer
+        try:
+            return clean(config, source, sink)
+        except BrokenPipeError:
+            # The reader went away (``| head -1``): stop quietly, as a command killed by SIGPIPE would.
+            if sink is sys.stdout.buffer:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit's flush
+            return 128 + signal.SIGPIPE
+    try:
+        return evaluate(args, parser)
+    except ManifestError as exc:
+        parser.error(str(exc))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,9 +87,12 @@ def _parser() -> argparse.ArgumentParser:
         "-s", "--set", action="append", default=[], metavar="NAME=VALUE",
         help="a DETEMPLATE_* setting, as with 'scrapy crawl -s'",
     )  # fmt: skip
-    p_clean = sub.add_parser("clean", parents=[common], help="clean JSONL pages, in order")
-    p_clean.add_argument("-i", "--input", type=argparse.FileType("r", encoding="utf-8"), default=sys.stdin)
-    p_clean.add_argument("-o", "--output", type=argparse.FileType("w", encoding="utf-8"), default=sys.stdout)
+    p_clean = sub.add_parser(
+        "clean", parents=[common], help="clean JSONL pages, in order", description=CLEAN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    p_clean.add_argument("-i", "--input", type=argparse.FileType("rb"), help="JSONL pages (default: stdin)")
+    p_clean.add_argument("-o", "--output", type=argparse.FileType("wb"), help="JSONL results (default: stdout)")
     p_eval = sub.add_parser("eval", parents=[common], help="score methods (and peers) on corpora")
     p_eval.add_argument("manifests", nargs="+", help="corpus manifest(s), e.g. ../shared/corpus/c2f.manifest.jsonl")
     p_eval.add_argument("--per-site", action="store_true", help="also print one row per site")
@@ -86,25 +114,106 @@ def _config(method: str | None, pairs: list[str]) -> DetemplateConfig:
     return DetemplateConfig.from_settings(settings)
 
 
-def clean(config: DetemplateConfig, source: IO[str], sink: IO[str]) -> int:
-    """The stable protocol: one JSON page per line in, one JSON result per line out."""
+def clean(config: DetemplateConfig, source: IO[bytes], sink: IO[bytes]) -> int:
+    """The stable protocol: one JSON page per line in, one JSON line out per input line, in order.
+
+    Returns the exit status: 0 when every line was a page (blank lines included),
+    1 when any line got an error line.
+    """
     engine = Detemplater(config)
+    failed = False
     for number, raw in enumerate(source, 1):
-        if not raw.strip():
-            continue
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8) :]
         try:
-            page = json.loads(raw)
-            url = str(page["url"])
-            body: bytes | str = base64.b64decode(page["html_b64"]) if "html_b64" in page else str(page["html"])
-        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-            print(f"scrapy-detemplate: line {number}: not a page ({exc})", file=sys.stderr)
-            sink.write(json.dumps({"url": None, "error": f"line {number}: {exc}"}) + "\n")
-            sink.flush()
-            continue
-        result = engine.process(url, body, headers=page.get("headers") or None)
-        sink.write(json.dumps(_output(result), ensure_ascii=False) + "\n")
+            out = _clean_line(engine, raw)
+        except NotAPage as exc:
+            failed = True
+            message = f"line {number}: {exc}"
+            print(f"scrapy-detemplate: {message}", file=sys.stderr)
+            out = _line(exc.url, engine.runner.name, "error", "not_a_page") | {"error": message}
+        # Lone surrogates (JSON allows "\ud800") become U+FFFD: the output is always valid UTF-8.
+        sink.write(scrub_surrogates(json.dumps(out, ensure_ascii=False)).encode("utf-8") + b"\n")
         sink.flush()
-    return 0
+    return 1 if failed else 0
+
+
+CLEAN_HELP = """\
+Input: JSON lines {"url": ..., "html": "<html>..."} or {"url": ..., "html_b64": "..."},
+optionally with "headers": {"Content-Type": ...}, UTF-8, in crawl order.
+Output: one JSON line per input line, in order, flushed as soon as it is done:
+{"url", "text", "html", "method", "status", "reason"}. A blank input line gives
+status "blank"; a line that is not a page (not UTF-8, not JSON, a field of the
+wrong type, invalid base64) gives status "error" with an "error" message, and the
+lines after it are still cleaned.
+Exit status: 0 when every line was a page or blank, exit status 1 when any line
+got an error line, 2 for bad arguments; 141 when the output was closed early."""
+
+
+class NotAPage(ValueError):
+    """An input line that is not a page; ``url`` when the line had one."""
+
+    def __init__(self, message: str, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+def _clean_line(engine: Detemplater, raw: bytes) -> dict[str, object]:
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotAPage(f"not UTF-8 (byte {raw[exc.start]:#04x} at offset {exc.start}); JSON lines are UTF-8") from exc
+    if not line.strip():
+        return _line(None, engine.runner.name, "blank", "")
+    try:
+        page = json.loads(line)
+    except RecursionError as exc:
+        raise NotAPage("not a page (JSON nested too deep)") from exc
+    except ValueError as exc:
+        raise NotAPage(f"not JSON ({exc})") from exc
+    if not isinstance(page, dict):
+        raise NotAPage(f"not a page (a JSON {type(page).__name__}, expected an object with url and html)")
+    url = page.get("url")
+    if not isinstance(url, str):
+        raise NotAPage(f'"url" must be a string, not {_json_type(url)}')
+    headers = page.get("headers")
+    if headers is not None and not (
+        isinstance(headers, dict) and all(isinstance(v, (str, list)) for v in headers.values())
+    ):
+        raise NotAPage('"headers" must be an object of strings', url)
+    body: bytes | str
+    if "html_b64" in page:
+        encoded = page["html_b64"]
+        if not isinstance(encoded, str):
+            raise NotAPage(f'"html_b64" must be a string, not {_json_type(encoded)}', url)
+        try:
+            body = base64.b64decode("".join(encoded.split()), validate=True)
+        except (ValueError, binascii.Error) as exc:
+            raise NotAPage(f'"html_b64" is not valid base64 ({exc})', url) from exc
+    elif "html" in page:
+        body = page["html"]
+        if not isinstance(body, str):
+            raise NotAPage(f'"html" must be a string, not {_json_type(body)}', url)
+    else:
+        raise NotAPage('no "html" or "html_b64"', url)
+    return _output(engine.process(url, body, headers=headers))
+
+
+def _line(url: str | None, method: str, status: str, reason: str) -> dict[str, object]:
+    """An output line for an input line that was not a page."""
+    return {"url": url, "text": "", "html": "", "method": method, "status": status, "reason": reason}
+
+
+def _json_type(value: object) -> str:
+    names = {
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        list: "a list",
+        dict: "an object",
+    }
+    return names.get(type(value), type(value).__name__)
 
 
 def _output(result: CleanResult) -> dict[str, object]:
