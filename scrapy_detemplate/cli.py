@@ -1,7 +1,8 @@
 """``scrapy-detemplate``: the engine from the command line.
 
 * ``clean``: JSONL pages in (``{"url", "html_b64"}`` or ``{"url", "html"}``), one
-  JSONL result out per page, in order, flushed as soon as the page is done.
+  JSONL line out per input line, in order, flushed as soon as the line is done;
+  exit status 1 when a line was not a page (``clean --help``).
 * ``eval``: a method (or several) over corpus manifests, scored as METRICS.md says.
 * ``train``: retrain the templateness model of the ``isotonic`` method from a crawl
   (``scrapy-detemplate train CORPUS.manifest.jsonl -o model.json``; see ``--help``).
@@ -88,8 +89,8 @@ def _parser() -> argparse.ArgumentParser:
         help="a DETEMPLATE_* setting, as with 'scrapy crawl -s'",
     )  # fmt: skip
     p_clean = sub.add_parser(
-        "clean", parents=[common], help="clean JSONL pages, in order", description=CLEAN_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "clean", parents=[common], help="clean JSONL pages, in order (exit status 1 if a line was not a page)",
+        description=CLEAN_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     p_clean.add_argument("-i", "--input", type=argparse.FileType("rb"), help="JSONL pages (default: stdin)")
     p_clean.add_argument("-o", "--output", type=argparse.FileType("wb"), help="JSONL results (default: stdout)")
@@ -146,8 +147,8 @@ Output: one JSON line per input line, in order, flushed as soon as it is done:
 status "blank"; a line that is not a page (not UTF-8, not JSON, a field of the
 wrong type, invalid base64) gives status "error" with an "error" message, and the
 lines after it are still cleaned.
-Exit status: 0 when every line was a page or blank, exit status 1 when any line
-got an error line, 2 for bad arguments; 141 when the output was closed early."""
+Exit status 0 when every line was a page or blank; exit status 1 when any line
+got an error line; 2 for bad arguments; 141 when the output was closed early."""
 
 
 class NotAPage(ValueError):
