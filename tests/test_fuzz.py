@@ -141,8 +141,8 @@ def html_bytes(draw: st.DrawFn) -> bytes:
     html = draw(html_text)
     meta = draw(st.one_of(st.none(), st.sampled_from(CHARSETS)))
     if meta is not None:
-        html = draw(st.sampled_from([f"<meta charset='{meta}'>", f'<meta http-equiv="Content-Type" content="text/html; charset={meta}">']))  # noqa: E501
-        html = html + draw(html_text)
+        declarations = [f"<meta charset='{meta}'>", f'<meta http-equiv=Content-Type content="text/html;charset={meta}"']
+        html = draw(st.sampled_from(["", "<html><head>"])) + draw(st.sampled_from(declarations)) + html
     codec = draw(st.sampled_from(CODECS))
     errors = "surrogatepass" if codec.startswith("utf") and draw(st.booleans()) else "replace"
     body = draw(st.sampled_from(BOMS)) + html.encode(codec, errors)
