@@ -81,6 +81,17 @@ def looks_binary(text: str) -> bool:
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
 
 
+#: Characters a parsed tree can hold but lxml refuses in text it is given.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without the characters lxml refuses to set (a form feed becomes a space)."""
+    if _NOT_XML.search(text) is None:
+        return text
+    return _NOT_XML.sub(lambda m: " " if m.group() == "\x0c" else "", text)
+
+
 def _auto_detect(body: bytes) -> str | None:
     declared = html_body_declared_encoding(body)
     if declared:

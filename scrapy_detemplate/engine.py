@@ -27,6 +27,7 @@ from scrapy_detemplate._html import (
     parse_html,
     scrub_surrogates,
     visible_lines,
+    xml_safe,
 )
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.sandwich import lcs_indexes, line_key
@@ -296,10 +297,11 @@ def _drop_keep_tail(el: etree._Element) -> None:
     tail = el.tail
     previous = el.getprevious()
     if tail:
+        # libxml2 keeps control characters that lxml refuses to set back: they are invisible anyway.
         if previous is not None:
-            previous.tail = (previous.tail or "") + tail
+            previous.tail = xml_safe((previous.tail or "") + tail)
         else:
-            parent.text = (parent.text or "") + tail
+            parent.text = xml_safe((parent.text or "") + tail)
     parent.remove(el)
 
 

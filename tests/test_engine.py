@@ -309,3 +309,13 @@ def test_a_lone_surrogate_in_str_input_does_not_cut_the_page(page):
     assert result.status == "unchanged"
     assert "One\ufffd\nafter it" in result.text
     result.text.encode("utf-8")  # no surrogate left in the output
+
+
+@pytest.mark.parametrize("control", ["\x1f", "\x0c", "\x01"])
+def test_a_control_character_after_removed_template_does_not_break_removal(control):
+    engine = Detemplater(SANDWICH)
+    html = "<html><body><div><b>x</b><p>menu</p>" + control + "{}</div></body></html>"  # the tail is content
+    run(engine, "http://ex.com/a/1", html.format("one"))
+    result = run(engine, "http://ex.com/a/2", html.format("two"))
+    assert (result.status, result.reason) == ("cleaned", "")
+    assert "menu" not in result.text and "two" in result.text

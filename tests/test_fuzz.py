@@ -41,11 +41,11 @@ EXAMPLES = int(os.environ.get("DETEMPLATE_FUZZ_EXAMPLES", "0"))
 PAGE_SECONDS = 10.0
 
 
-def fuzz(default: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Hypothesis settings for one fuzz test: ``default`` derandomized examples, or the env's count."""
+def fuzz(default: int, share: float = 1.0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Hypothesis settings: ``default`` derandomized examples, or ``share`` of the env's count."""
     big = EXAMPLES > 0
     chosen = settings(
-        max_examples=EXAMPLES or default,
+        max_examples=max(default, int(EXAMPLES * share)) if big else default,
         derandomize=not big,
         deadline=None,  # timing is asserted per page, with PAGE_SECONDS
         database=None,
@@ -335,7 +335,7 @@ def test_clean_answers_every_jsonl_line_with_one_utf8_json_line(data, method):
     check_output(data, sink.getvalue(), status)
 
 
-@fuzz(default=2)
+@fuzz(default=2, share=0.02)  # a process start per example
 @given(data=jsonl_stream())
 def test_clean_as_a_real_process_answers_every_line(data):
     proc = subprocess.run(
