@@ -17,7 +17,6 @@ import binascii
 import codecs
 import json
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -68,7 +67,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: IO[bytes] | None = None, s
             # The reader went away (``| head -1``): stop quietly, as a command killed by SIGPIPE would.
             if sink is sys.stdout.buffer:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit's flush
-            return 128 + signal.SIGPIPE
+            return 141  # 128 + SIGPIPE, the shell's status for it
     try:
         return evaluate(args, parser)
     except ManifestError as exc:
