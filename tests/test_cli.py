@@ -165,7 +165,7 @@ def test_a_closed_pipe_stops_quietly(tmp_path):
     pages = tmp_path / "pages.jsonl"
     pages.write_bytes(b"".join(page_line(f"http://ex.com/a/{i}", f"story {i}") for i in range(300)))
     proc = subprocess.run(
-        f"'{sys.executable}' -m scrapy_detemplate clean --method sandwich -i '{pages}' | head -1; exit ${{PIPESTATUS[0]}}",
+        f"'{sys.executable}' -m scrapy_detemplate clean -i '{pages}' | head -1; exit ${{PIPESTATUS[0]}}",
         shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert json.loads(proc.stdout)["url"] == "http://ex.com/a/0"
