@@ -110,7 +110,7 @@ class Detemplater:
         url: str,
         body: bytes | bytearray | memoryview | str | None = None,
         *,
-        headers: Headers | None = None,
+        headers: HeadersLike | None = None,
         tree: etree._Element | None = None,
     ) -> CleanResult:
         """Clean one page: raw ``body`` (bytes-like or text) or an already-parsed ``tree``.
@@ -316,10 +316,10 @@ def _join(lines: list) -> str:  # type: ignore[type-arg]
 
 
 #: What ``process()`` reads headers from: Scrapy's ``Headers``, a dict, or pairs; str or bytes.
-Headers = Mapping[Any, Any] | Iterable[tuple[Any, Any]]
+HeadersLike = Mapping[Any, Any] | Iterable[tuple[Any, Any]]
 
 
-def content_type_of(headers: Headers | None) -> str:
+def content_type_of(headers: HeadersLike | None) -> str:
     """The Content-Type in ``headers`` as text (``""`` when there is none).
 
     Names are matched without case, ``bytes`` are read as Latin-1 (as Scrapy
