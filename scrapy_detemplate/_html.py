@@ -51,16 +51,78 @@ def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]
     return html_to_unicode(content_type, body, auto_detect_fun=_auto_detect)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub_surrogates(text: str) -> str:
+    """``text`` with lone surrogates as U+FFFD (a surrogate pair becomes its character).
+
+    Python strings can hold them (JSON's ``"\\ud800"``, ``surrogateescape``); UTF-8
+    cannot, and lxml stops reading text at the first one.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def looks_binary(text: str) -> bool:
+    """Whether decoded text is not text: many U+FFFD, or control characters near its start.
+
+    One stray NUL in a real page does not count against it; an image or other
+    binary served as HTML has many (or many U+FFFD where it did not decode).
+    """
+    if text.count("\ufffd") > max(16, len(text) // 20):
+        return True
+    head = text[:4096]
+    return len(_CONTROL.findall(head)) > max(16, len(head) // 50)
+
+
+#: C0 controls other than tab, line feed, form feed and carriage return.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f]")
+
+
+#: Characters a parsed tree can hold but lxml refuses in text it is given.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without the characters lxml refuses to set (a form feed becomes a space)."""
+    if _NOT_XML.search(text) is None:
+        return text
+    return _NOT_XML.sub(lambda m: " " if m.group() == "\x0c" else "", text)
+
+
 def _auto_detect(body: bytes) -> str | None:
     declared = html_body_declared_encoding(body)
     if declared:
         return declared
+    utf16 = _sniff_utf16(body)
+    if utf16:
+        return utf16
     for encoding in ("utf-8", "cp1252"):
         try:
             body.decode(encoding)
         except UnicodeDecodeError:
             continue
         return encoding
+    return None
+
+
+def _sniff_utf16(body: bytes) -> str | None:
+    """UTF-16 without a BOM or a header: mostly-ASCII markup has a NUL in every other byte.
+
+    A ``<meta charset="utf-16">`` inside such a page is itself UTF-16, so it
+    cannot be read before the page is decoded.
+    """
+    head = body[:4096]
+    pairs = len(head) // 2
+    if pairs < 8:
+        return None
+    even, odd = head[0 : 2 * pairs : 2].count(0), head[1 : 2 * pairs : 2].count(0)
+    if odd > pairs * 0.6 and even < pairs * 0.05:
+        return "utf-16-le"
+    if even > pairs * 0.6 and odd < pairs * 0.05:
+        return "utf-16-be"
     return None
 
 

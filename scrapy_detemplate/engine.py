@@ -11,13 +11,24 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import lxml.html
 from lxml import etree
 
-from scrapy_detemplate._html import count_nodes, decode_html, deeper_than, find_body, parse_html, visible_lines
+from scrapy_detemplate._html import (
+    count_nodes,
+    decode_html,
+    deeper_than,
+    find_body,
+    looks_binary,
+    parse_html,
+    scrub_surrogates,
+    visible_lines,
+    xml_safe,
+)
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.markdown import to_markdown
 from scrapy_detemplate.methods.sandwich import lcs_indexes, line_key
@@ -28,7 +39,7 @@ from scrapy_detemplate.store import StateStore
 logger = logging.getLogger(__name__)
 
 #: Why a page was passed through unchanged (a fixed set: stats keys stay bounded).
-PASSTHROUGH_REASONS = ("non_html", "empty", "too_large", "too_deep", "undecodable", "no_body", "error")
+PASSTHROUGH_REASONS = ("non_html", "empty", "too_large", "too_deep", "undecodable", "no_body", "bad_type", "error")
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
 
@@ -106,22 +117,36 @@ class Detemplater:
     def process(
         self,
         url: str,
-        body: bytes | str | None = None,
+        body: bytes | bytearray | memoryview | str | None = None,
         *,
-        headers: Mapping[str, str] | None = None,
+        headers: HeadersLike | None = None,
         tree: etree._Element | None = None,
         mark: bool = False,
     ) -> CleanResult:
-        """Clean one page: raw ``body`` (bytes or text) or an already-parsed ``tree``.
+        """Clean one page: raw ``body`` (bytes-like or text) or an already-parsed ``tree``.
 
         ``headers`` (a ``Content-Type`` at least) select the encoding and tell
-        HTML from other content.  A given ``tree`` is never modified.  With
-        ``mark``, the result also holds the whole page with every removed
+        HTML from other content: a mapping (Scrapy's ``response.headers`` too)
+        or ``(name, value)`` pairs, names and values ``str`` or ``bytes``, a
+        value possibly a list (the last one counts, as in Scrapy).  A given
+        ``tree`` is never modified.  Never raises: a body or headers of another
+        type pass through as ``bad_type``, an unexpected failure as ``error``.
+        With ``mark``, the result also holds the whole page with every removed
         region marked (:attr:`CleanResult.marked_html`, see :func:`mark_template`);
         it costs a copy of the tree, so only reports ask for it.
         """
         try:
-            return self._process(url, body, headers or {}, tree, mark)
+            if not isinstance(url, str):
+                url = str(url)
+            if isinstance(body, (bytearray, memoryview)):
+                body = bytes(body)
+            try:
+                content_type = content_type_of(headers)
+            except TypeError:
+                return self._passthrough(url, "bad_type", 0)
+            if not (body is None or isinstance(body, (bytes, str))):
+                return self._passthrough(url, "bad_type", 0)
+            return self._process(url, body, content_type, tree, mark)
         except Exception:  # never let one page break a crawl
             self._warn_once("error", url, exc_info=True)
             return CleanResult(url, "passthrough", self.runner.name, "error", bytes_in=_size(body))
@@ -129,10 +154,9 @@ class Detemplater:
     # -- steps -------------------------------------------------------------
 
     def _process(
-        self, url: str, body: bytes | str | None, headers: Mapping[str, str], tree: etree._Element | None, mark: bool
+        self, url: str, body: bytes | str | None, content_type: str, tree: etree._Element | None, mark: bool
     ) -> CleanResult:
         cfg = self.config
-        content_type = _header(headers, "content-type")
         bytes_in = _size(body)
         if content_type and content_type.split(";")[0].strip().lower() not in _HTML_TYPES:
             return self._passthrough(url, "non_html", bytes_in)
@@ -144,13 +168,11 @@ class Detemplater:
             if bytes_in > cfg.max_bytes:
                 return self._passthrough(url, "too_large", bytes_in)
             if isinstance(body, bytes):
-                if b"\x00" in body[:4096]:
-                    return self._passthrough(url, "undecodable", bytes_in)
                 _, html = decode_html(body, content_type or None)
-                if html.count("\ufffd") > max(16, len(html) // 20):
+                if looks_binary(html):
                     return self._passthrough(url, "undecodable", bytes_in)
             else:
-                html = body
+                html = scrub_surrogates(body)
             tree = parse_html(html)
             if tree is None:
                 return self._passthrough(url, "empty", bytes_in)
@@ -374,10 +396,11 @@ def _drop_keep_tail(el: etree._Element) -> None:
     tail = el.tail
     previous = el.getprevious()
     if tail:
+        # libxml2 keeps control characters that lxml refuses to set back: they are invisible anyway.
         if previous is not None:
-            previous.tail = (previous.tail or "") + tail
+            previous.tail = xml_safe((previous.tail or "") + tail)
         else:
-            parent.text = (parent.text or "") + tail
+            parent.text = xml_safe((parent.text or "") + tail)
     parent.remove(el)
 
 
@@ -391,14 +414,47 @@ def _join(lines: list) -> str:  # type: ignore[type-arg]
     return "\n".join(line.text for line in lines)
 
 
-def _header(headers: Mapping[str, str], name: str) -> str:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value
-    return ""
+#: What ``process()`` reads headers from: Scrapy's ``Headers``, a dict, or pairs; str or bytes.
+HeadersLike = Mapping[Any, Any] | Iterable[tuple[Any, Any]]
 
 
-def _size(body: bytes | str | None) -> int:
-    if body is None:
-        return 0
-    return len(body) if isinstance(body, bytes) else len(body.encode("utf-8", "surrogatepass"))
+def content_type_of(headers: HeadersLike | None) -> str:
+    """The Content-Type in ``headers`` as text (``""`` when there is none).
+
+    Names are matched without case, ``bytes`` are read as Latin-1 (as Scrapy
+    does), and of several values the last counts (Scrapy's ``headers.get``).
+    Raises ``TypeError`` for anything that is not headers.
+    """
+    if headers is None:
+        return ""
+    if isinstance(headers, (str, bytes, bytearray)):
+        raise TypeError(f"headers must be a mapping or (name, value) pairs, not {type(headers).__name__}")
+    try:
+        pairs = list(headers.items() if isinstance(headers, Mapping) else headers)
+    except (AttributeError, TypeError) as exc:
+        raise TypeError(f"headers must be a mapping or (name, value) pairs, not {type(headers).__name__}") from exc
+    found = ""
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"a header must be a (name, value) pair, not {type(pair).__name__}")
+        name, value = pair
+        if _latin1(name).strip().lower() != "content-type":
+            continue
+        if isinstance(value, (list, tuple)):
+            value = value[-1] if value else ""
+        found = _latin1(value)
+    return found
+
+
+def _latin1(value: object) -> str:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("latin-1")
+    return value if isinstance(value, str) else str(value)
+
+
+def _size(body: object) -> int:
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return len(bytes(body))
+    if isinstance(body, str):
+        return len(body.encode("utf-8", "surrogatepass"))
+    return 0

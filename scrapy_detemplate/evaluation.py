@@ -130,32 +130,64 @@ class CorpusPage:
         return self._visible
 
 
+class ManifestError(ValueError):
+    """A corpus manifest that cannot be read; the message is short and never holds a page."""
+
+
 def read_manifest(path: str | Path) -> Iterator[CorpusPage]:
     """Pages of a corpus, in crawl order.
 
     Either a manifest like ``../shared/corpus/*.manifest.jsonl`` (``html`` and
     ``gold`` are file paths relative to it; ``html`` may be gzipped, ``.gz``) or a JSONL corpus whose lines hold
     the page itself: ``{"site", "url", "html" or "html_b64", "gold_text"}``.
+    Raises :class:`ManifestError` for anything else (a file of pages without
+    gold text, as ``clean`` reads, is the usual mistake).
     """
     path = Path(path)
-    with path.open(encoding="utf-8") as lines:
-        for raw in lines:
+    try:
+        lines = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError(f"cannot read manifest {_short(str(path))}: {exc.strerror}") from exc
+    with lines:
+        for number, raw in enumerate(lines, 1):
             if not raw.strip():
                 continue
-            entry = json.loads(raw)
-            # A page without site or URL (a few in wcxb-dev) is a site of its own.
-            site = entry.get("site") or urlsplit(entry.get("url") or "").hostname or entry.get("source_name") or ""
-            site = site or str(entry.get("html", ""))
-            url = entry.get("url") or f"http://{re.sub(r'[^A-Za-z0-9.-]+', '-', site)}/"
-            if "gold_text" in entry:
-                body = base64.b64decode(entry["html_b64"]) if "html_b64" in entry else entry["html"].encode("utf-8")
-                yield CorpusPage(site, url, body, entry["gold_text"], entry.get("page_type", ""))
-                continue
-            body = (path.parent / entry["html"]).read_bytes()
-            if entry["html"].endswith(".gz"):
-                body = gzip.decompress(body)
-            gold = (path.parent / entry["gold"]).read_text(encoding="utf-8")
-            yield CorpusPage(site, url, body, gold, entry.get("page_type", ""))
+            where = f"{_short(path.name)} line {number}"
+            try:
+                entry = json.loads(raw)
+                # A page without site or URL (a few in wcxb-dev) is a site of its own.
+                site = entry.get("site") or urlsplit(entry.get("url") or "").hostname or entry.get("source_name") or ""
+                site = site or str(entry.get("html", ""))[:200]
+                url = entry.get("url") or f"http://{re.sub(r'[^A-Za-z0-9.-]+', '-', site)}/"
+                kind = entry.get("page_type", "")
+                if "gold_text" in entry:
+                    body = base64.b64decode(entry["html_b64"]) if "html_b64" in entry else entry["html"].encode("utf-8")
+                    yield CorpusPage(site, url, body, entry["gold_text"], kind)
+                    continue
+                html_path, gold_path = entry["html"], entry["gold"]
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+                raise ManifestError(f"{where}: not a corpus manifest line ({MANIFEST_FORMAT})") from exc
+            if len(html_path) > 500 or "<" in html_path:
+                raise ManifestError(f'{where}: "html" holds a page, not a file path ({MANIFEST_FORMAT})')
+            try:
+                body = (path.parent / html_path).read_bytes()
+                if html_path.endswith(".gz"):
+                    body = gzip.decompress(body)
+                gold = (path.parent / gold_path).read_text(encoding="utf-8")
+            except (OSError, ValueError, EOFError) as exc:
+                raise ManifestError(f"{where}: cannot read a page or its gold text ({type(exc).__name__})") from exc
+            yield CorpusPage(site, url, body, gold, kind)
+
+
+#: What a manifest line is, for error messages (README "Command line" says more).
+MANIFEST_FORMAT = (
+    'a line is {"site", "url", "html": PATH, "gold": PATH} with paths relative to the manifest, '
+    'or {"site", "url", "html" or "html_b64", "gold_text"}'
+)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary:

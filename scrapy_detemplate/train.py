@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_detemplate._html import decode_html, parse_html
-from scrapy_detemplate.evaluation import read_manifest
+from scrapy_detemplate.evaluation import ManifestError, read_manifest
 from scrapy_detemplate.methods.templateness import (
     FEATURES,
     BucketModel,
@@ -150,14 +150,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         import numpy  # noqa: F401
     except ImportError:
         parser.error("training needs numpy: pip install numpy")
-    rows, labels, _ = collect(args.manifests, args.theta, args.min_chars, args.max_pages)
+    try:
+        rows, labels, _ = collect(args.manifests, args.theta, args.min_chars, args.max_pages)
+        checks = {Path(m).name: collect([m], args.theta, args.min_chars, args.max_pages) for m in args.check}
+    except ManifestError as exc:
+        parser.error(str(exc))
     if not rows:
         parser.error("no pages with a body in the given manifests")
     model = train(rows, labels, l2=args.l2)
     report: dict[str, object] = {"training": accuracy(model, rows, labels)}
-    for manifest in args.check:
-        check_rows, check_labels, _ = collect([manifest], args.theta, args.min_chars, args.max_pages)
-        report[Path(manifest).name] = accuracy(model, check_rows, check_labels)
+    for name, (check_rows, check_labels, _) in checks.items():
+        report[name] = accuracy(model, check_rows, check_labels)
     meta = {
         "trained_on": [Path(m).name for m in args.manifests],
         "theta": args.theta,

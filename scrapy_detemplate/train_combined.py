@@ -29,7 +29,7 @@ from typing import Any
 
 from scrapy_detemplate._html import Line, parse_html
 from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.evaluation import CorpusPage, Summary, format_table, read_manifest, score_page
+from scrapy_detemplate.evaluation import CorpusPage, ManifestError, Summary, format_table, read_manifest, score_page
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decide
@@ -214,8 +214,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if bool(args.output) == bool(args.cv):
         parser.error("give either -o/--output or --cv")
     pages: list[PageLines] = []
-    for manifest in args.manifests:
-        pages += page_lines(read_manifest(manifest), corpus=Path(manifest).name.split(".")[0])
+    try:
+        for manifest in args.manifests:
+            pages += page_lines(read_manifest(manifest), corpus=Path(manifest).name.split(".")[0])
+    except ManifestError as exc:
+        parser.error(str(exc))
     if args.cv:
         rows: dict[str, list[tuple[str, dict[str, float]]]] = {}
         for split in range(args.splits):

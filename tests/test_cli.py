@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import select
 import subprocess
 import sys
+
+import pytest
+
+from scrapy_detemplate.cli import main
 
 PAGE = "<html><body><nav>Home | News</nav><p>{}</p><footer>(c) Example</footer></body></html>"
 
@@ -40,7 +45,7 @@ def test_clean_streams_one_result_per_page_as_soon_as_it_is_done():
     assert set(out[0]) >= {"url", "text", "html", "method"}
     assert out[0]["status"] == "unchanged" and "Home" in out[0]["text"]
     assert out[1]["text"] == "second story" and out[1]["method"] == "sandwich"
-    assert "error" in bad and proc.returncode == 0
+    assert bad["status"] == "error" and proc.returncode == 1  # a line was not a page
 
 
 def test_invalid_setting_on_the_command_line_is_named():
@@ -78,3 +83,128 @@ def test_clean_markdown_adds_a_markdown_key_next_to_text_and_html():
         assert proc.returncode == 0 and out["text"] == "Title\nSome bold words\nx = 1"
         assert out.get("markdown") == expected
         assert list(out)[:3] == ["url", "text", "html"]
+
+
+# -- clean: one output line per input line, always; the exit status says if any failed -------------
+
+
+def clean_lines(data: bytes, *args: str) -> tuple[int, list[dict]]:
+    """Run ``clean`` in-process on ``data`` (the bytes of a JSONL stream): exit status and output lines."""
+    sink = io.BytesIO()
+    status = main(["clean", "--method", "sandwich", *args], stdin=io.BytesIO(data), stdout=sink)
+    out = sink.getvalue()
+    out.decode("utf-8")  # the output is always valid UTF-8
+    return status, [json.loads(line) for line in out.split(b"\n")[:-1]]
+
+
+def page_line(url: str, body: str) -> bytes:
+    return json.dumps({"url": url, "html": PAGE.format(body)}).encode() + b"\n"
+
+
+def test_a_lone_surrogate_is_one_page_and_the_lines_after_it_are_cleaned():
+    data = page_line("http://ex.com/a/1", "one") + page_line("http://ex.com/a/2", "\ud800 two")
+    data += page_line("http://ex.com/a/3", "three")
+    status, out = clean_lines(data)
+    assert status == 0
+    assert [o["url"] for o in out] == ["http://ex.com/a/1", "http://ex.com/a/2", "http://ex.com/a/3"]
+    assert out[1]["text"] == "\ufffd two" and out[2]["text"] == "three"
+
+
+def test_json_nested_100000_deep_is_an_error_line_and_later_lines_are_cleaned():
+    data = page_line("http://ex.com/a/1", "one") + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    status, out = clean_lines(data + page_line("http://ex.com/a/2", "two"))
+    assert status == 1
+    assert [o["status"] for o in out] == ["unchanged", "error", "cleaned"]
+    assert out[1]["url"] is None and out[1]["error"].startswith("line 2:")
+
+
+def test_a_latin1_byte_in_a_file_is_an_error_line_and_the_rest_is_cleaned(tmp_path):
+    pages = tmp_path / "pages.jsonl"
+    pages.write_bytes(page_line("http://ex.com/a/1", "one") + b'{"url": "http://ex.com/a/2", "html": "caf\xe9"}\n')
+    out_path = tmp_path / "out.jsonl"
+    status = main(["clean", "--method", "sandwich", "-i", str(pages), "-o", str(out_path)])
+    out = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
+    assert status == 1
+    assert [o["status"] for o in out] == ["unchanged", "error"]
+    assert "UTF-8" in out[1]["error"]
+
+
+def test_a_latin1_byte_through_stdin_is_an_error_line_not_copied_out():
+    data = b'{"url": "http://ex.com/a/2", "html": "caf\xe9"}\n' + page_line("http://ex.com/a/1", "one")
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_detemplate", "clean"], input=data, capture_output=True, timeout=120
+    )
+    lines = proc.stdout.decode("utf-8").splitlines()
+    assert proc.returncode == 1 and len(lines) == 2
+    assert json.loads(lines[0])["status"] == "error" and json.loads(lines[1])["url"] == "http://ex.com/a/1"
+
+
+def test_a_utf8_bom_at_the_start_does_not_lose_the_first_page():
+    status, out = clean_lines(b"\xef\xbb\xbf" + page_line("http://ex.com/a/1", "one"))
+    assert status == 0 and out[0]["url"] == "http://ex.com/a/1" and out[0]["status"] == "unchanged"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        {"url": "http://ex.com/a/1", "html": None},
+        {"url": "http://ex.com/a/1", "html": 12345},
+        {"url": "http://ex.com/a/1", "html": ["<p>x</p>"]},
+        {"url": None, "html": "<p>x</p>"},
+        {"url": "http://ex.com/a/1", "html_b64": None},
+        {"url": "http://ex.com/a/1", "html": "<p>x</p>", "headers": "text/html"},
+        ["http://ex.com/a/1", "<p>x</p>"],
+    ],
+)
+def test_fields_of_the_wrong_type_are_an_error_line_not_cleaned_as_their_repr(page):
+    status, out = clean_lines(json.dumps(page).encode() + b"\n")
+    assert status == 1
+    assert out[0]["status"] == "error" and out[0]["text"] == "" and "None" not in out[0]["text"]
+
+
+def test_invalid_base64_is_an_error_line_not_an_empty_page():
+    status, out = clean_lines(b'{"url": "http://ex.com/a/1", "html_b64": "!!!!****"}\n')
+    assert status == 1 and out[0]["status"] == "error" and "base64" in out[0]["error"]
+
+
+def test_blank_lines_get_one_output_line_each_so_output_aligns_with_input():
+    data = b"\n" + page_line("http://ex.com/a/1", "one") + b"  \r\n\n" + page_line("http://ex.com/a/2", "two")
+    status, out = clean_lines(data)
+    assert status == 0
+    assert [o["status"] for o in out] == ["blank", "unchanged", "blank", "blank", "cleaned"]
+
+
+def test_exit_status_is_0_when_every_line_was_a_page_and_help_documents_1():
+    status, _ = clean_lines(page_line("http://ex.com/a/1", "one"))
+    assert status == 0
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_detemplate", "clean", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert "exit status 1" in " ".join(proc.stdout.split())
+
+
+def test_a_closed_pipe_stops_quietly(tmp_path):
+    pages = tmp_path / "pages.jsonl"
+    pages.write_bytes(b"".join(page_line(f"http://ex.com/a/{i}", f"story {i}") for i in range(300)))
+    proc = subprocess.run(
+        f"'{sys.executable}' -m scrapy_detemplate clean -i '{pages}' | head -1; exit ${{PIPESTATUS[0]}}",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert json.loads(proc.stdout)["url"] == "http://ex.com/a/0"
+    assert proc.stderr == ""
+    assert proc.returncode == 141  # as documented: 128 + SIGPIPE
+
+
+@pytest.mark.parametrize("command", ["eval", "train-combined"])
+def test_a_pages_file_given_as_a_manifest_is_a_short_error_without_the_html(tmp_path, command):
+    pages = tmp_path / "pages.jsonl"
+    html = "<html><body>" + "<p>secret page text</p>" * 200 + "</body></html>"
+    pages.write_text(json.dumps({"url": "http://ex.com/a/1", "html": html}) + "\n", encoding="utf-8")
+    args = [command, str(pages)] + (["--cv", "2"] if command == "train-combined" else [])
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_detemplate", *args], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert "manifest" in proc.stderr and "line 1" in proc.stderr
+    assert "secret page text" not in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr) < 1000

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import lxml.html
 import pytest
+from scrapy.http import Headers, TextResponse
 
-from scrapy_detemplate import CleanResult, DetemplateConfig, Detemplater
+from scrapy_detemplate import PASSTHROUGH_REASONS, CleanResult, DetemplateConfig, Detemplater
 
 SANDWICH = DetemplateConfig(method="sandwich")
 
@@ -297,3 +298,109 @@ def test_a_markdown_failure_keeps_the_text_and_html(monkeypatch, caplog):
         result = engine.process("http://ex.com/a", "<p>kept words</p>")
     assert result.status == "unchanged" and result.text == "kept words" and result.markdown == ""
     assert sum("could not render" in r.getMessage() for r in caplog.records) == 1  # logged once
+
+
+# -- what Scrapy and library users hand process(): it never raises ------------------------------
+
+
+@pytest.mark.parametrize("wrap", [bytearray, memoryview])
+def test_bytes_like_bodies_are_cleaned_as_bytes(page, wrap):
+    engine = Detemplater(SANDWICH)
+    engine.process("http://ex.com/a/1", wrap(page.format(title="One", body="First").encode()))
+    result = engine.process("http://ex.com/a/2", wrap(page.format(title="Two", body="Second").encode()))
+    assert (result.status, result.text) == ("cleaned", "Two\nSecond")
+
+
+@pytest.mark.parametrize("body", [12345, ["<p>x</p>"], {"html": "<p>x</p>"}, 1.5])
+def test_a_body_of_another_type_is_a_counted_passthrough_not_an_exception(body):
+    result = Detemplater(SANDWICH).process("http://ex.com/a/1", body)
+    assert (result.status, result.reason, result.bytes_in) == ("passthrough", "bad_type", 0)
+    assert "bad_type" in PASSTHROUGH_REASONS
+
+
+def test_headers_of_another_type_are_a_passthrough_not_an_exception():
+    result = Detemplater(SANDWICH).process("http://ex.com/a/1", b"<p>x</p>", headers=42)  # type: ignore[arg-type]
+    assert (result.status, result.reason) == ("passthrough", "bad_type")
+
+
+def test_scrapy_headers_mark_non_html_as_such():
+    headers = Headers({"Content-Type": "image/png"})
+    result = Detemplater(SANDWICH).process(
+        "http://ex.com/x.png", b"<html><body><p>x</p></body></html>", headers=headers
+    )
+    assert (result.status, result.reason) == ("passthrough", "non_html")
+
+
+def test_scrapy_headers_charset_is_used(page):
+    body = page.format(title="Привет", body="мир").encode("cp1251")
+    result = Detemplater(SANDWICH).process(
+        "http://ex.com/a/1", body, headers=Headers({"Content-Type": "text/html; charset=windows-1251"})
+    )
+    assert "Привет\nмир" in result.text
+
+
+def test_the_last_of_several_content_types_counts_as_in_scrapy():
+    headers = Headers({"Content-Type": ["image/png", "text/html; charset=utf-8"]})
+    assert TextResponse("http://ex.com/", headers=headers).headers.get(b"Content-Type") == b"text/html; charset=utf-8"
+    result = Detemplater(SANDWICH).process("http://ex.com/a/1", "<p>é</p>".encode(), headers=headers)
+    assert (result.status, result.text) == ("unchanged", "é")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Content-Type": b"text/html; charset=utf-8"},
+        {b"content-type": b"text/html; charset=utf-8"},
+        [("Content-Type", "text/html")],
+    ],
+)
+def test_bytes_header_names_and_values_are_read(headers):
+    result = Detemplater(SANDWICH).process("http://ex.com/a/1", "<p>é</p>".encode(), headers=headers)
+    assert (result.status, result.text) == ("unchanged", "é")
+
+
+@pytest.mark.parametrize(
+    ("prefix", "codec", "content_type"),
+    [
+        ("\ufeff", "utf-16-le", None),  # BOM
+        ("\ufeff", "utf-16-be", "text/html; charset=utf-8"),  # the BOM wins over the header, as in Scrapy
+        ("", "utf-16-be", "text/html; charset=utf-16"),  # header (UTF-16 without a BOM is big-endian)
+        ("", "utf-16-le", "text/html; charset=utf-16le"),
+        ("<meta charset='utf-16'>", "utf-16-le", None),  # meta only
+        ("<meta charset='utf-16'>", "utf-16-be", "text/html"),
+    ],
+)
+def test_utf16_pages_are_decoded(page, prefix, codec, content_type):
+    body = (prefix + page.format(title="Заголовок", body="Текст")).encode(codec)
+    headers = {"Content-Type": content_type} if content_type else None
+    result = Detemplater(SANDWICH).process("http://ex.com/a/1", body, headers=headers)
+    assert (result.status, result.reason) == ("unchanged", "no_peer")
+    assert "Заголовок\nТекст" in result.text
+
+
+@pytest.mark.parametrize("where", [10, 5000])
+def test_one_nul_byte_in_a_utf8_page_does_not_make_it_undecodable(page, where):
+    filler = "<p>" + "long enough text " * 400 + "</p>"
+    html = page.format(title="Title", body=filler).encode()
+    body = html[:where] + b"\x00" + html[where:]
+    result = Detemplater(SANDWICH).process(
+        "http://ex.com/a/1", body, headers={"Content-Type": "text/html; charset=utf-8"}
+    )
+    assert result.status == "unchanged" and "Title" in result.text
+
+
+def test_a_lone_surrogate_in_str_input_does_not_cut_the_page(page):
+    result = Detemplater(SANDWICH).process("http://ex.com/a/1", page.format(title="One\ud800", body="after it"))
+    assert result.status == "unchanged"
+    assert "One\ufffd\nafter it" in result.text
+    result.text.encode("utf-8")  # no surrogate left in the output
+
+
+@pytest.mark.parametrize("control", ["\x1f", "\x0c", "\x01"])
+def test_a_control_character_after_removed_template_does_not_break_removal(control):
+    engine = Detemplater(SANDWICH)
+    html = "<html><body><div><b>x</b><p>menu</p>" + control + "{}</div></body></html>"  # the tail is content
+    run(engine, "http://ex.com/a/1", html.format("one"))
+    result = run(engine, "http://ex.com/a/2", html.format("two"))
+    assert (result.status, result.reason) == ("cleaned", "")
+    assert "menu" not in result.text and "two" in result.text
