@@ -69,6 +69,7 @@ class PageLines:
     texts: list[str]
     gold: str
     visible: str
+    kind: str = ""  # the manifest's page_type, if any
 
 
 def page_lines(
@@ -87,7 +88,7 @@ def page_lines(
             PageLines(
                 corpus, page.site, rows, line_labels(lines, page.gold),
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
-                page.gold, page.visible_text(),
+                page.gold, page.visible_text(), page.kind,
             )
         )  # fmt: skip
     return out
@@ -112,11 +113,21 @@ def cross_validate(
     config: DetemplateConfig | None = None,
     split: int = 0,
     min_leaf: int = MIN_LEAF,
+    by_corpus: bool = False,
+    per_kind: dict[str, list[float]] | None = None,
 ) -> dict[str, Summary]:
     """Out-of-fold content scores per corpus, sites split into ``folds`` folds by a hash
-    of their name; ``split`` numbers other splits of the same sites."""
+    of their name; ``split`` numbers other splits of the same sites.  With
+    ``by_corpus``, each corpus is a fold of its own (leave one corpus out: a
+    genre or an era the model has never seen) and ``folds`` is ignored.  Pages
+    with a type (wcxb-dev's ``page_type``) add their F1 to ``per_kind``."""
     config = config or DetemplateConfig()
-    fold_of = {(p.corpus, p.site): _fold(f"{split}/{p.corpus}/{p.site}", folds) for p in pages}
+    if by_corpus:
+        corpora = sorted({p.corpus for p in pages})
+        folds = len(corpora)
+        fold_of = {(p.corpus, p.site): corpora.index(p.corpus) for p in pages}
+    else:
+        fold_of = {(p.corpus, p.site): _fold(f"{split}/{p.corpus}/{p.site}", folds) for p in pages}
     summaries: dict[str, Summary] = {}
     for fold in range(folds):
         held_out = [p for p in pages if fold_of[(p.corpus, p.site)] == fold]
@@ -133,7 +144,10 @@ def cross_validate(
                 template = decide(page.rows, scorer, config.combined_threshold, config.combined_site_df)
                 if 0 < len(template) < len(page.rows):
                     text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
-            summaries.setdefault(page.corpus, Summary()).add(page.site, score_page(text, page.gold, page.visible))
+            score = score_page(text, page.gold, page.visible)
+            summaries.setdefault(page.corpus, Summary()).add(page.site, score)
+            if page.kind and per_kind is not None:
+                per_kind.setdefault(page.kind, []).append(score.f1)
     return summaries
 
 
@@ -208,27 +222,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-o", "--output", help="where to write the model")
     parser.add_argument("--cv", type=int, default=0, metavar="K", help="cross-validate over K folds of sites instead")
     parser.add_argument("--splits", type=int, default=1, help="with --cv: this many different splits of the sites")
+    parser.add_argument(
+        "--leave-corpus-out", action="store_true",
+        help="score each corpus with a model trained on the other corpora only (no -o, no --cv)",
+    )  # fmt: skip
     parser.add_argument("--trees", type=int, default=80)
     parser.add_argument("--leaves", type=int, default=31)
     args = parser.parse_args(argv)
-    if bool(args.output) == bool(args.cv):
-        parser.error("give either -o/--output or --cv")
+    if (bool(args.output) + bool(args.cv) + args.leave_corpus_out) != 1:
+        parser.error("give one of -o/--output, --cv or --leave-corpus-out")
     pages: list[PageLines] = []
     try:
         for manifest in args.manifests:
             pages += page_lines(read_manifest(manifest), corpus=Path(manifest).name.split(".")[0])
     except ManifestError as exc:
         parser.error(str(exc))
-    if args.cv:
+    if args.cv or args.leave_corpus_out:
         rows: dict[str, list[tuple[str, dict[str, float]]]] = {}
-        for split in range(args.splits):
-            for corpus, summary in cross_validate(pages, args.cv, args.trees, args.leaves, split=split).items():
+        kinds: dict[str, list[float]] = {}
+        for split in range(1 if args.leave_corpus_out else args.splits):
+            summaries = cross_validate(
+                pages, args.cv, args.trees, args.leaves, split=split, by_corpus=args.leave_corpus_out, per_kind=kinds
+            )
+            for corpus, summary in summaries.items():
                 rows.setdefault(corpus, []).append((f"combined, split {split}", summary.macro()))
+                rows[corpus].append((f"  micro (page mean), split {split}", summary.micro()))
         for corpus, table in rows.items():
-            if len(table) > 1:
-                table.append(("mean", {k: sum(m[k] for _, m in table) / len(table) for k in table[0][1]}))
-            print(f"{corpus}: sites never seen in training ({args.cv} folds of sites), site-macro")
+            if args.splits > 1 and not args.leave_corpus_out:
+                macro = [m for name, m in table if not name.startswith("  micro")]
+                table.append(("mean", {k: sum(m[k] for m in macro) / len(macro) for k in macro[0]}))
+            how = "the other corpora only" if args.leave_corpus_out else f"{args.cv} folds of sites"
+            print(f"{corpus}: sites never seen in training ({how}), site-macro")
             print(format_table(table))
+        if kinds:
+            print(
+                "micro F1 per page type: " + ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(kinds.items()))
+            )
         return 0
     xs, ys, ws = _stack(pages)
     model = fit(xs, ys, ws, args.trees, args.leaves)

@@ -9,6 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "example_project"
 CORPUS = ROOT.parent / "shared" / "corpus"
 sys.path.insert(0, str(EXAMPLE))
+sys.path.insert(0, str(ROOT / "tests"))  # generated sites shared by tests (docsite)
 
 
 @pytest.fixture

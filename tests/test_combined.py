@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
-from scrapy_detemplate.runners.combined import FEATURES, decide, load_forest
+from scrapy_detemplate.runners.combined import FEATURES, decide, keep_table_rows_whole, load_forest
 from scrapy_detemplate.train_combined import line_labels
 
 STORY = " ".join(["The council met on Tuesday, and the vote on the bridge passed, after a long debate."] * 3)
@@ -77,6 +78,46 @@ def test_decisive_evidence_overrides_the_trees():
     assert decide(rows, lambda _: 0.1, 0.5, 0.9) == set(range(5))
 
 
+def _row(**values: float) -> list[float]:
+    out = [0.0] * len(FEATURES)
+    for name, value in values.items():
+        out[FEATURES.index(name)] = value
+    return out
+
+
+def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
+    known = math.log1p(5) / 4  # five earlier pages of the site
+    new_text = _row(log_pages_seen=known, log_words=3.0)  # on no earlier page, not in the LCS, no links
+    repeated = _row(log_pages_seen=known, log_words=3.0, site_df=0.5)
+    links = _row(log_pages_seen=known, log_words=3.0, link_density=0.8)
+    first_page = _row(log_words=3.0)
+    rows = [new_text, repeated, links, first_page]
+    assert decide(rows, lambda _: 0.35, 0.45, 0.9) == {1, 2, 3}  # weak page evidence: the new text stays
+    assert decide(rows, lambda _: 0.2, 0.45, 0.9) == {0, 1, 2, 3}  # strong page evidence: it goes too
+
+
+def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
+    label = _row(site_df_when_warm=1.0, in_container=1.0, log_words=1.0)  # "Parameters", on every page
+    share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)
+    assert decide([label, share_bar], lambda _: 0.9, 0.45, 0.9) == {1}
+    assert decide([label, share_bar], lambda _: 0.1, 0.45, 0.9) == {0, 1}
+
+
+def test_a_data_row_keeps_all_its_cells_or_none():
+    html = (
+        "<body><table><tr><td>Option</td><td>Type</td></tr><tr><td>timeout_ms</td><td>int</td></tr></table>"
+        "<table><tr><td><p>nav</p><table><tr><td>inner</td></tr></table></td><td>story</td></tr></table></body>"
+    )
+    lines = visible_lines(parse_html(html))
+    texts = [line.text for line in lines]
+    index = {t: i for i, t in enumerate(texts)}
+    template = frozenset({index["int"], index["Option"], index["Type"], index["nav"]})
+    kept = keep_table_rows_whole(lines, template)
+    assert index["int"] not in kept  # its row keeps "timeout_ms"
+    assert {index["Option"], index["Type"]} <= kept  # a row wholly template stays template
+    assert index["nav"] in kept  # a row holding a table is layout, not data
+
+
 def test_exported_trees_give_the_classifiers_own_probabilities():
     np = pytest.importorskip("numpy")  # in the test and train extras
     pytest.importorskip("sklearn")
@@ -118,6 +159,13 @@ def test_cross_validation_scores_every_corpus_on_sites_left_out_of_training():
     for summary in scores.values():
         macro = summary.macro()
         assert macro["f1"] == 1.0 and macro["removal"] == 1.0
+    # Leave one corpus out: "a" is scored by a model that saw only "b", and the other way round.
+    kinds: dict[str, list[float]] = {}
+    for page_lines in pages:
+        page_lines.kind = page_lines.corpus.upper()
+    scores = cross_validate(pages, trees=40, leaves=3, min_leaf=5, by_corpus=True, per_kind=kinds)
+    assert set(scores) == {"a", "b"} and all(s.macro()["f1"] == 1.0 for s in scores.values())
+    assert {k: len(v) for k, v in kinds.items()} == {"A": 40, "B": 40}
 
 
 @pytest.mark.parametrize(

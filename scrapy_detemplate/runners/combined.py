@@ -16,10 +16,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
+from lxml import etree
+
+from scrapy_detemplate._html import Line
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
@@ -34,6 +37,13 @@ FEATURES = (*PAGE_FEATURES, *SITE_FEATURES)
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 _MENU_WORDS = math.log1p(3)
+_SITE_DF, _IN_LCS, _PAGES_SEEN = (FEATURES.index(f) for f in ("site_df", "in_sandwich_lcs", "log_pages_seen"))
+#: A line new on a site seen for at least 3 pages (DF share at most NEW_DF, not in the LCS, link
+#: density below NEW_LINK_DENSITY) is removed only below the threshold minus UNIQUE_MARGIN (``decide``).
+_KNOWN_SITE = math.log1p(3) / 4
+NEW_DF = 0.2
+NEW_LINK_DENSITY = 0.3
+UNIQUE_MARGIN = 0.2
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 
@@ -62,20 +72,36 @@ class CombinedEvidence:
         """Feature vectors of the page's lines; updates the site state (one call per page)."""
         title = page.root.findtext(".//title") or ""
         rows = line_features(page.root, page.lines, title)
+        for row, site in zip(rows, self.site_features(page), strict=True):
+            row += site
+        return rows
+
+    def site_features(self, page: ParsedPage) -> list[list[float]]:
+        """The :data:`SITE_FEATURES` of the page's lines; updates the site state.
+
+        A line's DF share is weighted by characters over its segments: a line
+        of code whose keywords (``def``, ``return``) or a signature whose
+        ``click to toggle source`` stand on every page of a documentation site
+        is still mostly new text, and a line is only as repeated as most of it.
+        """
         _, _, matched = self._sandwich.observe(page)
         seg, dfs, clock = self._segments.observe(page)
         seen = clock - 1  # earlier pages of the site
-        line_df = [0] * len(page.lines)
-        for key, line in zip(seg.keys, seg.lines, strict=True):
-            line_df[line] = max(line_df[line], dfs.get(key, 1) - 1)
-        in_lcs = set(matched or ())
         window = min(seen, DF_WINDOW)
+        repeated = [0.0] * len(page.lines)  # characters weighted by their segment's DF share
+        chars = [0] * len(page.lines)
+        if window:
+            for key, length, line in zip(seg.keys, seg.lengths, seg.lines, strict=True):
+                repeated[line] += length * min((dfs.get(key, 1) - 1) / window, 1.0)
+                chars[line] += length
+        in_lcs = set(matched or ())
         warm = min(1.0, seen / 5)
-        for i, row in enumerate(rows):
-            share = min(line_df[i] / window, 1.0) if window else 0.0
-            row += [share, 1.0 if i in in_lcs else 0.0, 0.0 if matched is None else 1.0, math.log1p(seen) / 4,
-                    share * warm]  # fmt: skip
-        return rows
+        out = []
+        for i in range(len(page.lines)):
+            share = repeated[i] / chars[i] if chars[i] else 0.0
+            out.append([share, 1.0 if i in in_lcs else 0.0, 0.0 if matched is None else 1.0, math.log1p(seen) / 4,
+                        share * warm])  # fmt: skip
+        return out
 
 
 class CombinedRunner:
@@ -93,6 +119,7 @@ class CombinedRunner:
 
     def run(self, page: ParsedPage) -> Verdict:
         template = decide(self._evidence.features(page), self._probability, self._threshold, self._site_df)
+        template = keep_table_rows_whole(page.lines, template)
         if not template:
             return Verdict(detail="all_content")
         if len(template) == len(page.lines):
@@ -107,15 +134,69 @@ def decide(
 
     Two kinds of line are template whatever the trees say.  Site evidence is
     decisive when it is overwhelming: a line that stood on nearly every earlier
-    page of the site (after a few pages).  And a menu entry: a line of at most
+    page of the site (after a few pages), unless it is text inside the page's
+    main container (a documentation page's ``Parameters`` and ``Returns``, a
+    table's column names: the trees still weigh those).  And a menu entry: a line of at most
     three words, all of it link text, outside the page's main container.  (The
     trees, weighted by words, care little about one-word lines; this rule changes
     no content F1 in cross-validation and leaves no stray menu words behind.)
+
+    One kind needs stronger page evidence: on a site seen for a few pages, a line
+    of text (not links) that site evidence calls new, on no earlier page and
+    not in the Sandwich LCS, is removed only below ``threshold - UNIQUE_MARGIN``.
+    What repeats across a site's pages is template on any genre; what is new on
+    a documentation page is its content, and page evidence alone, learned mostly
+    from news, is weak there: when the evidence disagrees, the line is kept.
     """
+    unique = threshold - UNIQUE_MARGIN
     return frozenset(
         i
         for i, row in enumerate(rows)
-        if row[_WARM_DF] >= site_df
+        if (row[_WARM_DF] >= site_df and (not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5))
         or (row[_LINK_DENSITY] >= 0.99 and not row[_IN_CONTAINER] and row[_LOG_WORDS] <= _MENU_WORDS)
-        or probability(row) < threshold
+        or probability(row) < (unique if _new_text_on_a_known_site(row) else threshold)
     )
+
+
+def _new_text_on_a_known_site(row: list[float]) -> bool:
+    return (
+        row[_PAGES_SEEN] >= _KNOWN_SITE
+        and row[_SITE_DF] <= NEW_DF
+        and not row[_IN_LCS]
+        and row[_LINK_DENSITY] < NEW_LINK_DENSITY
+    )
+
+
+#: A table row of at most this many lines, with no table inside, is a row of data (``keep_table_rows_whole``).
+ROW_LINES = 12
+
+
+def keep_table_rows_whole(lines: Sequence[Line], template: frozenset[int]) -> frozenset[int]:
+    """``template`` without the lines of a data row that keeps some of its lines.
+
+    A reference table's short cells (``int``, ``str``, ``True``) stand on many
+    pages of a documentation site, so site evidence calls them template; but a
+    row of data is one record: when some of its cells are content, all are.  A
+    row is the nearest ``<tr>`` above a line, with no table inside it and at most
+    :data:`ROW_LINES` lines (a layout row holding a whole page is not one).
+    """
+    if not template:
+        return template
+    rows: dict[etree._Element, list[int]] = {}
+    for i, line in enumerate(lines):
+        if not line.slots:
+            continue
+        el, is_tail = line.slots[0]
+        node = el.getparent() if is_tail else el
+        while node is not None and node.tag not in ("tr", "table", "body"):
+            node = node.getparent()
+        if node is not None and node.tag == "tr":
+            rows.setdefault(node, []).append(i)
+    keep: set[int] = set()
+    for row, members in rows.items():
+        if len(members) > ROW_LINES or not any(i in template for i in members):
+            continue
+        if all(i in template for i in members) or row.find(".//table") is not None:
+            continue
+        keep.update(members)
+    return template - keep if keep else template
