@@ -210,20 +210,24 @@ def build_site(seed: int = 7, articles_per_section: int = ARTICLES_PER_SECTION) 
     return pages
 
 
+def send_page(handler: BaseHTTPRequestHandler, page: Page | None) -> None:
+    """Answer a request with ``page``, or 404 when there is none."""
+    if page is None:
+        handler.send_error(404)
+        return
+    handler.send_response(200)
+    handler.send_header("Content-Type", page.content_type)
+    handler.send_header("Content-Length", str(len(page.body)))
+    handler.end_headers()
+    handler.wfile.write(page.body)
+
+
 class _Handler(BaseHTTPRequestHandler):
     pages: ClassVar[dict[str, Page]] = {}
 
     def do_GET(self) -> None:
         path = self.path.split("#")[0].split("?")[0]
-        page = self.pages.get(path)
-        if page is None:
-            self.send_error(404)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", page.content_type)
-        self.send_header("Content-Length", str(len(page.body)))
-        self.end_headers()
-        self.wfile.write(page.body)
+        send_page(self, self.pages.get(path))
 
     def log_message(self, format: str, *args: object) -> None:
         pass

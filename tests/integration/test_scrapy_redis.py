@@ -58,15 +58,7 @@ class SlowHandler(BaseHTTPRequestHandler):
             time.sleep(self.delay)
             if who in self.hold:
                 self.released.wait(30)
-            page = self.pages.get(self.path.split("?")[0])
-            if page is None:
-                self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", page.content_type)
-            self.send_header("Content-Length", str(len(page.body)))
-            self.end_headers()
-            self.wfile.write(page.body)
+            demosite.send_page(self, self.pages.get(self.path.split("?")[0]))
         finally:
             with self.lock:
                 self.in_flight[who] -= 1
