@@ -52,7 +52,7 @@ class DetemplatePipeline:
             if not source or (self.text_field and adapter.get(self.text_field)):
                 return item
             url = str(adapter.get(self.url_field) or "")
-            result = self.engine.process(url, source if isinstance(source, (bytes, str)) else str(source))
+            result = self.engine.process(url, source)  # not bytes or text: a counted passthrough (bad_type)
             record(self.stats, result)
             self.filler.fill(item, result)
         except Exception:

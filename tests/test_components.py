@@ -41,6 +41,16 @@ def test_pipeline_cleans_raw_html_items_in_order_and_drops_nothing():
     assert crawler.stats.get_value("detemplate/pages") == 2
 
 
+def test_pipeline_never_cleans_the_repr_of_a_field_that_is_not_html():
+    crawler = crawler_with(DETEMPLATE_SOURCE_FIELD="html")
+    pipeline = DetemplatePipeline.from_crawler(crawler)
+    item = {"url": "http://ex.com/a/1", "html": ["<p>one</p>", "<p>two</p>"]}
+    assert pipeline.process_item(dict(item)) == item  # a list is not a page: nothing filled, nothing lost
+    assert crawler.stats.get_value("detemplate/passed_through/bad_type") == 1
+    as_bytes = pipeline.process_item({"url": "http://ex.com/a/2", "html": PAGE.format("two").encode()})
+    assert "two" in as_bytes["content"] and "b'" not in as_bytes["content"]
+
+
 def test_pipeline_is_inert_without_a_source_field():
     pipeline = DetemplatePipeline.from_crawler(crawler_with())
     item = {"url": "http://ex.com/a/1", "html": PAGE.format("one")}
