@@ -249,12 +249,11 @@ class Detemplater:
             clean_lines = [t for i, t in enumerate(original_lines) if i not in verdict.template_lines]
         else:
             clean_lines = [line.text for line in visible_lines(root)]
-            removed = _removed_lines(original_lines, clean_lines)
-        if mark and verdict.clean_source is not None:
-            # Source lines were cut: mark the visible lines that did not survive.
-            survived = set(lcs_indexes([line_key(t) for t in original_lines], [line_key(t) for t in clean_lines]))
-            gone = frozenset(i for i in range(len(original_lines)) if i not in survived)
-            marked = mark_template(page, Verdict(template_lines=gone))
+            gone = _removed_lines(original_lines, clean_lines)
+            removed = [original_lines[i] for i in gone]
+            if mark and verdict.clean_source is not None:
+                # Source lines were cut: mark the visible lines that did not survive.
+                marked = mark_template(page, Verdict(template_lines=frozenset(gone)))
         html = lxml.html.tostring(root, encoding="unicode")
         return CleanResult(
             page.url,
@@ -404,10 +403,10 @@ def _drop_keep_tail(el: etree._Element) -> None:
     parent.remove(el)
 
 
-def _removed_lines(original: list[str], clean: list[str]) -> list[str]:
-    """Lines of the page that are not in the clean text (outside their LCS)."""
+def _removed_lines(original: list[str], clean: list[str]) -> list[int]:
+    """Indexes of the page's lines that are not in the clean text (outside their LCS)."""
     survived = set(lcs_indexes([line_key(t) for t in original], [line_key(t) for t in clean]))
-    return [line for i, line in enumerate(original) if i not in survived]
+    return [i for i in range(len(original)) if i not in survived]
 
 
 def _join(lines: list) -> str:  # type: ignore[type-arg]

@@ -169,6 +169,7 @@ def _new_text_on_a_known_site(row: list[float]) -> bool:
 
 #: A table row of at most this many lines, with no table inside, is a row of data (``keep_table_rows_whole``).
 ROW_LINES = 12
+_ROW_STOPS = ("tr", "table", "body")
 
 
 def keep_table_rows_whole(lines: Sequence[Line], template: frozenset[int]) -> frozenset[int]:
@@ -179,24 +180,38 @@ def keep_table_rows_whole(lines: Sequence[Line], template: frozenset[int]) -> fr
     row of data is one record: when some of its cells are content, all are.  A
     row is the nearest ``<tr>`` above a line, with no table inside it and at most
     :data:`ROW_LINES` lines (a layout row holding a whole page is not one).
+    Only the rows of template lines are looked at, so a page without them pays
+    one walk up per template line.
     """
-    if not template:
+    candidates = {row for i in template if (row := _row_of(lines[i])) is not None}
+    if not candidates:
         return template
-    rows: dict[etree._Element, list[int]] = {}
+    row_of: dict[etree._Element | None, etree._Element] = {
+        el: row for row in candidates if row.find(".//table") is None for el in row.iter()
+    }
+    members: dict[etree._Element, list[int]] = {}
     for i, line in enumerate(lines):
-        if not line.slots:
-            continue
-        el, is_tail = line.slots[0]
-        node = el.getparent() if is_tail else el
-        while node is not None and node.tag not in ("tr", "table", "body"):
-            node = node.getparent()
-        if node is not None and node.tag == "tr":
-            rows.setdefault(node, []).append(i)
+        row = row_of.get(_owner(line))
+        if row is not None:
+            members.setdefault(row, []).append(i)
     keep: set[int] = set()
-    for row, members in rows.items():
-        if len(members) > ROW_LINES or not any(i in template for i in members):
-            continue
-        if all(i in template for i in members) or row.find(".//table") is not None:
-            continue
-        keep.update(members)
+    for found in members.values():
+        if len(found) <= ROW_LINES and not all(i in template for i in found):
+            keep.update(found)
     return template - keep if keep else template
+
+
+def _owner(line: Line) -> etree._Element | None:
+    """The element holding the line's first piece of text."""
+    if not line.slots:
+        return None
+    el, is_tail = line.slots[0]
+    return el.getparent() if is_tail else el
+
+
+def _row_of(line: Line) -> etree._Element | None:
+    """The nearest ``<tr>`` above the line, unless a table or the body comes first."""
+    node = _owner(line)
+    if node is not None and node.tag not in _ROW_STOPS:
+        node = next(node.iterancestors(*_ROW_STOPS), None)
+    return node if node is not None and node.tag == "tr" else None
