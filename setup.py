@@ -1,9 +1,10 @@
-"""Build of the optional compiled walk (``scrapy_detemplate/methods/_walk.pyx``).
+"""Build of the optional compiled modules: every ``scrapy_detemplate/**/_*.pyx``.
 
 Everything else is in ``pyproject.toml`` (and ``MANIFEST.in`` for the sdist).
-The extension is optional: when it cannot be built (no C compiler, no Cython,
-no lxml headers, the ``.pyx`` missing), the install goes on without it and
-RTDM-TD removal uses its Python walk, with the same results.  Nothing here
+Each extension is optional: when it cannot be built (no C compiler, no Cython,
+no lxml headers), the install goes on without it and the package uses the
+Python function it compiles (``rtdm``'s walk, the visible lines, the line
+features...), with the same results.  Nothing here
 runs at import time but the extension's declaration: Cython is only called
 inside ``build_ext``, under the same guard as the C compiler, so building an
 sdist or reading its metadata never needs it.
@@ -12,11 +13,17 @@ sdist or reading its metadata never needs it.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-WALK = Extension("scrapy_detemplate.methods._walk", ["scrapy_detemplate/methods/_walk.pyx"], optional=True)
+#: One extension per ``.pyx``, named after its path (``scrapy_detemplate/methods/_walk.pyx`` ->
+#: ``scrapy_detemplate.methods._walk``); paths relative to this file, as setuptools wants them.
+EXTENSIONS = [
+    Extension(".".join(pyx.with_suffix("").parts), [pyx.as_posix()], optional=True)
+    for pyx in sorted(Path("scrapy_detemplate").rglob("_*.pyx"))
+]
 
 
 class OptionalBuildExt(build_ext):
@@ -25,15 +32,16 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             self._cythonize()
-            super().run()
-        except Exception as exc:  # any failure: install without the extension
-            self._skipped(exc)
+        except Exception as exc:  # no Cython or no lxml headers: install without the extensions
+            self._skipped("any", exc)
+            return
+        super().run()
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
-        except Exception as exc:  # likewise
-            self._skipped(exc)
+        except Exception as exc:  # this one is not built; the others still are
+            self._skipped(ext.name, exc)
 
     def _cythonize(self) -> None:
         import lxml
@@ -41,13 +49,21 @@ class OptionalBuildExt(build_ext):
 
         # The .pyx becomes a .c in place: the extensions stay the objects finalize_options prepared
         # (an editable build reads what it set on them).
+        kept = []
         for ext in self.extensions:
             ext.include_dirs = [*ext.include_dirs, *lxml.get_include()]
-            (compiled,) = cythonize([ext], language_level=3, quiet=True)
+            try:
+                (compiled,) = cythonize([ext], language_level=3, quiet=True)
+            except Exception as exc:  # this one is not built; the others still are
+                self._skipped(ext.name, exc)
+                continue
             ext.sources = list(compiled.sources)
+            kept.append(ext)
+        self.extensions[:] = kept
 
-    def _skipped(self, exc: Exception) -> None:
-        print(f"scrapy-detemplate: the compiled walk was not built ({exc}); removal walks in Python", file=sys.stderr)
+    def _skipped(self, name: str, exc: Exception) -> None:
+        print(f"scrapy-detemplate: the compiled walk was not built ({name}: {exc}); "
+              "the package uses its Python functions", file=sys.stderr)  # fmt: skip
 
 
-setup(ext_modules=[WALK], cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": OptionalBuildExt})

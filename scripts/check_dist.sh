@@ -46,7 +46,7 @@ for need in LICENSE CHANGELOG.md README.md MANIFEST.in setup.py pyproject.toml s
   tests/methods/test_walk.py tests/integration/test_scrapy_redis.py example_project/demosite.py; do
   grep -qx "$need" "$TMP/sdist.txt" || { echo "missing from the sdist: $need"; exit 1; }
 done
-if grep -qE '(\.so|_walk\.c)$' "$TMP/sdist.txt"; then echo "build products in the sdist:"; grep -E '(\.so|_walk\.c)$' "$TMP/sdist.txt"; exit 1; fi
+if grep -qE '(\.so|/_[a-z_]*\.c)$' "$TMP/sdist.txt"; then echo "build products in the sdist:"; grep -E '(\.so|/_[a-z_]*\.c)$' "$TMP/sdist.txt"; exit 1; fi
 echo "$(wc -l <"$TMP/sdist.txt") entries, every required file present, no build products"
 
 echo "== auditwheel"
