@@ -133,6 +133,8 @@ def _config(method: str | None, pairs: list[str]) -> DetemplateConfig:
         settings[name] = value
     if method is not None:
         settings["DETEMPLATE_METHOD"] = method
+    # The output lines carry the clean HTML unless told otherwise (-s DETEMPLATE_HTML=False).
+    settings.setdefault("DETEMPLATE_HTML", True)
     return DetemplateConfig.from_settings(settings)
 
 

@@ -18,6 +18,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_METHOD": "combined",
     "DETEMPLATE_REPLACE_BODY": False,
     "DETEMPLATE_TEXT_FIELD": "content",
+    "DETEMPLATE_HTML": False,
     "DETEMPLATE_HTML_FIELD": "",
     "DETEMPLATE_METHOD_FIELD": "",
     "DETEMPLATE_MARKDOWN": False,
@@ -107,6 +108,7 @@ class DetemplateConfig:
     method: str = "combined"
     replace_body: bool = False
     text_field: str = "content"
+    html: bool = False
     html_field: str = ""
     method_field: str = ""
     markdown: bool = False
@@ -203,7 +205,7 @@ class DetemplateConfig:
             or not (0.0 <= self.tps_min_share <= 1.0)
         ):
             raise InvalidSetting("DETEMPLATE_TPS_MIN_SHARE", self.tps_min_share, "a number in [0, 1]")
-        for name in ("tps_two_sided", "tps_complement", "markdown", "markdown_links"):
+        for name in ("tps_two_sided", "tps_complement", "markdown", "markdown_links", "html"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidSetting(_setting_name(name), getattr(self, name), "a boolean")
         if isinstance(self.tps_max_nodes, bool) or not isinstance(self.tps_max_nodes, int) or self.tps_max_nodes < 1:
@@ -251,6 +253,13 @@ class DetemplateConfig:
         pages = self.report_pages
         if isinstance(pages, bool) or not isinstance(pages, int) or not 0 <= pages <= 1000:
             raise InvalidSetting("DETEMPLATE_REPORT_PAGES", pages, "an integer in [0, 1000] (sample pages per site)")
+
+    @property
+    def renders_html(self) -> bool:
+        """Whether results carry the clean HTML: asked for (``DETEMPLATE_HTML``), or an item field
+        or the replaced body needs it.  Rendering costs about half a parse per page: a crawl
+        that only wants text does not pay it."""
+        return self.html or bool(self.html_field) or self.replace_body
 
     @property
     def renders_markdown(self) -> bool:

@@ -53,9 +53,12 @@ class CleanResult:
     ``"passthrough"`` (the page was not processed; ``reason`` is one of
     :data:`PASSTHROUGH_REASONS`).  ``text`` has one line per block;
     ``template_lines`` are the page's visible lines that did not survive whole.
-    ``markdown`` is the same content as CommonMark with GFM tables, with the
-    words of ``text``; it is rendered only when the config asks for it
-    (:attr:`DetemplateConfig.renders_markdown`), else empty.
+    ``html`` is the clean page's HTML (the page's own when nothing was
+    removed) and ``bytes_removed`` what that saves; both only when the config
+    asks for HTML (:attr:`DetemplateConfig.renders_html`) or the call marks,
+    else empty and 0.  ``markdown`` is the same content as CommonMark with GFM
+    tables, with the words of ``text``; it is rendered only when the config asks
+    for it (:attr:`DetemplateConfig.renders_markdown`), else empty.
     """
 
     url: str
@@ -105,6 +108,14 @@ class Detemplater:
     'no_peer'
     >>> det.process("http://ex.com/a/2", page.format("Second story").encode()).text
     'Second story'
+
+    The clean HTML is rendered when the config asks for it (``html=True``, an
+    HTML item field, or a replaced body):
+
+    >>> det = Detemplater(DetemplateConfig(method="sandwich", html=True))
+    >>> _ = det.process("http://ex.com/a/1", page.format("First story").encode())
+    >>> det.process("http://ex.com/a/2", page.format("Second story").encode()).html
+    '<html><body><p>Second story</p></body></html>'
     """
 
     def __init__(self, config: DetemplateConfig | None = None, store: StateStore | None = None) -> None:
@@ -228,10 +239,11 @@ class Detemplater:
         original_lines = [line.text for line in page.lines]
         chars_total = sum(len(t) for t in original_lines)
         method = verdict.method or self.runner.name
+        renders_html = self.config.renders_html or mark
         if not verdict.removes_something:
             return CleanResult(
                 page.url, "unchanged", method, verdict.detail, text="\n".join(original_lines),
-                html=page.html, chars_total=chars_total, bytes_in=bytes_in,
+                html=page.html if renders_html else "", chars_total=chars_total, bytes_in=bytes_in,
                 marked_html=mark_template(page, verdict) if mark else "",
                 markdown=self._markdown(page.root, page.url),
             )  # fmt: skip
@@ -254,7 +266,8 @@ class Detemplater:
             if mark and verdict.clean_source is not None:
                 # Source lines were cut: mark the visible lines that did not survive.
                 marked = mark_template(page, Verdict(template_lines=frozenset(gone)))
-        html = lxml.html.tostring(root, encoding="unicode")
+        # The clean HTML only when asked for: serialising costs about half a parse.
+        html = lxml.html.tostring(root, encoding="unicode") if renders_html else ""
         return CleanResult(
             page.url,
             "cleaned",
@@ -266,7 +279,7 @@ class Detemplater:
             chars_total=chars_total,
             chars_removed=chars_total - sum(len(t) for t in clean_lines),
             bytes_in=bytes_in,
-            bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))),
+            bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))) if renders_html else 0,
             marked_html=marked,
             markdown=self._markdown(root, page.url),
         )

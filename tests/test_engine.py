@@ -6,7 +6,7 @@ from scrapy.http import Headers, TextResponse
 
 from scrapy_detemplate import PASSTHROUGH_REASONS, CleanResult, DetemplateConfig, Detemplater
 
-SANDWICH = DetemplateConfig(method="sandwich")
+SANDWICH = DetemplateConfig(method="sandwich", html=True)
 
 
 def run(engine: Detemplater, url: str, html: str, **kw) -> CleanResult:
@@ -286,6 +286,24 @@ def test_results_are_the_same_with_and_without_marking(page):
         assert a.marked_html == ""
         assert b.marked_html
         assert a == replace(b, marked_html="")
+
+
+def test_the_clean_html_is_rendered_only_when_asked_for(page):
+    asked = [DetemplateConfig(method="sandwich", **kw) for kw in ({"html": True}, {"html_field": "h"},
+                                                                 {"replace_body": True})]  # fmt: skip
+    for config in [DetemplateConfig(method="sandwich"), *asked]:
+        engine = Detemplater(config)
+        first = run(engine, "http://ex.com/news/1", page.format(title="One", body="First story"))
+        second = run(engine, "http://ex.com/news/2", page.format(title="Two", body="Second story"))
+        assert (first.status, second.status) == ("unchanged", "cleaned")
+        assert second.text == "Two\nSecond story"  # the text never depends on it
+        if config.renders_html:
+            assert "<p>Second story</p>" in second.html and "<nav" not in second.html
+            assert second.bytes_removed > 0 and "<p>First story</p>" in first.html
+        else:
+            assert (first.html, second.html, second.bytes_removed) == ("", "", 0)
+            marked = run(engine, "http://ex.com/news/3", page.format(title="Three", body="Third story"), mark=True)
+            assert "<p>Third story</p>" in marked.html  # a report's sample asks for it
 
 
 def test_a_markdown_failure_keeps_the_text_and_html(monkeypatch, caplog):
