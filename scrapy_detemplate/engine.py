@@ -249,17 +249,21 @@ class Detemplater:
             )  # fmt: skip
         # Before removal: it works on the page's own tree, which removal changes.
         marked = mark_template(page, verdict) if mark and verdict.clean_source is None else ""
+        whole_lines = verdict.clean_source is None and not verdict.template_elements
+        root: etree._Element | None = None
         if verdict.clean_source is not None:
             root = parse_html(verdict.clean_source)
             if root is None:
                 root = lxml.html.document_fromstring("<html><body></body></html>")
-        else:
+        elif renders_html or self.config.renders_markdown or not whole_lines:
             root = remove_template(page, verdict)
-        if verdict.clean_source is None and not verdict.template_elements:
+        # else: whole lines go and only the text is wanted: the tree is left as it is.
+        if whole_lines:
             # Whole lines were removed: the rest is the text, line breaks as they were.
             removed = [t for i, t in enumerate(original_lines) if i in verdict.template_lines]
             clean_lines = [t for i, t in enumerate(original_lines) if i not in verdict.template_lines]
         else:
+            assert root is not None
             clean_lines = [line.text for line in visible_lines(root)]
             gone = _removed_lines(original_lines, clean_lines)
             removed = [original_lines[i] for i in gone]
@@ -267,7 +271,7 @@ class Detemplater:
                 # Source lines were cut: mark the visible lines that did not survive.
                 marked = mark_template(page, Verdict(template_lines=frozenset(gone)))
         # The clean HTML only when asked for: serialising costs about half a parse.
-        html = lxml.html.tostring(root, encoding="unicode") if renders_html else ""
+        html = lxml.html.tostring(root, encoding="unicode") if renders_html and root is not None else ""
         return CleanResult(
             page.url,
             "cleaned",
@@ -281,7 +285,7 @@ class Detemplater:
             bytes_in=bytes_in,
             bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))) if renders_html else 0,
             marked_html=marked,
-            markdown=self._markdown(root, page.url),
+            markdown=self._markdown(root, page.url) if root is not None else "",
         )
 
 
