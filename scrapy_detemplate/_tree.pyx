@@ -225,43 +225,66 @@ cdef inline xmlNode* _next_item(xmlNode* c) noexcept nogil:
     return c
 
 
-cdef class _Lines:
-    """The state of one walk: the lines so far and the line being read."""
-    cdef list lines
-    cdef list slots
-    cdef object start_path
-    cdef Buf raw
-    cdef Buf flat
-    cdef Buf path
+cdef struct Slot:
+    xmlNode* node
+    bint is_tail
 
-    def __cinit__(self):
+
+cdef class _Lines:
+    """The state of one walk: the lines so far and the line being read.
+
+    The pieces of the line being read are kept as nodes: their element proxies
+    are only made when the line has text (many runs of pieces are only the
+    blanks between blocks, and are dropped)."""
+    cdef cetree._Document doc
+    cdef list lines
+    cdef Slot* slots
+    cdef Py_ssize_t count  # pieces of the line being read
+    cdef Py_ssize_t cap
+    cdef Buf raw  # their text, as libxml2 holds it
+    cdef Buf flat  # the line's text, blanks collapsed
+    cdef Buf path  # the tag path of the element being read
+    cdef Buf start  # the path where the line being read starts
+
+    def __cinit__(self, cetree._Document doc):
+        self.doc = doc
         self.lines = []
-        self.slots = []
-        self.start_path = ""
 
     def __dealloc__(self):
+        free(self.slots)
         free(self.raw.data)
         free(self.flat.data)
         free(self.path.data)
+        free(self.start.data)
 
-    cdef int piece(self, cetree._Document doc, xmlNode* el, bint is_tail) except -1:
+    cdef int piece(self, xmlNode* el, bint is_tail) except -1:
         """A non-empty ``.text`` (``is_tail`` false) or ``.tail`` of ``el`` joins the line."""
-        if not self.slots:
-            self.start_path = PyUnicode_DecodeUTF8(<const char*> self.path.data, self.path.len, NULL)
+        if not self.count:
+            self.start.len = 0
+            _put(&self.start, self.path.data, self.path.len)
         _put_text(&self.raw, el.next if is_tail else el.children)
-        self.slots.append((cetree.elementFactory(doc, el), is_tail))
+        if self.count == self.cap:
+            self.cap = self.cap * 2 if self.cap else 64
+            self.slots = <Slot*> _grow(self.slots, self.cap * sizeof(Slot))
+        self.slots[self.count].node, self.slots[self.count].is_tail = el, is_tail
+        self.count += 1
         return 0
 
     cdef int flush(self) except -1:
-        """The line ends (its pieces were read: ``self.slots`` is not empty)."""
-        cdef Py_ssize_t n
+        """The line ends (it has pieces: ``self.count`` > 0)."""
+        cdef Py_ssize_t n, i
+        cdef list slots
         if self.flat.cap < self.raw.len + 1:
             _reserve(&self.flat, self.raw.len)
         n = _collapse(self.raw.data, self.raw.len, self.flat.data)
         if n:
             text = PyUnicode_DecodeUTF8(<const char*> self.flat.data, n, NULL)
-            self.lines.append(_Line(text, self.start_path, self.slots))
-        self.slots = []
+            path = PyUnicode_DecodeUTF8(<const char*> self.start.data, self.start.len, NULL)
+            slots = [None] * self.count
+            for i in range(self.count):
+                slots[i] = (cetree.elementFactory(self.doc, self.slots[i].node), self.slots[i].is_tail)
+            self.lines.append(_Line(text, path, slots))
+        self.count = 0
         self.raw.len = 0
         return 0
 
@@ -287,7 +310,7 @@ cdef object _walk_lines(cetree._Element body):
     cdef xmlNode* top = body._c_node
     cdef xmlNode* c = top
     cdef xmlNode* child
-    cdef _Lines walk = _Lines()
+    cdef _Lines walk = _Lines(doc)
     cdef Kinds cache
     cdef Py_ssize_t* marks = NULL  # the path's length before each open element's tag
     cdef Py_ssize_t depth = 0, cap = 0
@@ -301,10 +324,10 @@ cdef object _walk_lines(cetree._Element body):
                     return None  # a namespaced tag ("{ns}p"): the Python walk names it
                 kind = _kind(&cache, c)
                 if kind == _BR:
-                    if walk.slots:
+                    if walk.count:
                         walk.flush()
                 elif kind != _SKIPPED:
-                    if kind == _BLOCK_EL and walk.slots:
+                    if kind == _BLOCK_EL and walk.count:
                         walk.flush()
                     if depth == cap:
                         cap = cap * 2 if cap else 64
@@ -315,7 +338,7 @@ cdef object _walk_lines(cetree._Element body):
                         _put(&walk.path, <const unsigned char*> b"/", 1)
                     _put(&walk.path, <const unsigned char*> c.name, _strlen(<const unsigned char*> c.name))
                     if _has_text(c.children):
-                        walk.piece(doc, c, False)
+                        walk.piece(c, False)
                     child = _next_item(c.children)
                     if child is not NULL:
                         c = child
@@ -324,18 +347,18 @@ cdef object _walk_lines(cetree._Element body):
             if not entering:
                 depth -= 1
                 walk.path.len = marks[depth]
-                if walk.slots and _kind(&cache, c) == _BLOCK_EL:
+                if walk.count and _kind(&cache, c) == _BLOCK_EL:
                     walk.flush()
             if c is top:
                 break
             if _has_text(c.next):
-                walk.piece(doc, c, True)
+                walk.piece(c, True)
             child = _next_item(c.next)
             if child is not NULL:
                 c, entering = child, True
             else:
                 c, entering = c.parent, False
-        if walk.slots:
+        if walk.count:
             walk.flush()
     finally:
         free(marks)
@@ -538,3 +561,17 @@ def removal(cetree._Element body, list lines, template_lines, template_elements)
         free(removed)
         free(forced)
     return blank, dropped
+
+
+def blank(list pieces):
+    """Set each ``(element, is_tail)`` piece's text (``is_tail`` false) or tail to None, as
+    :func:`scrapy_detemplate.engine.remove_template` does with ``el.text = None`` / ``el.tail = None``."""
+    cdef cetree._Element el
+    for item, is_tail in pieces:
+        el = <cetree._Element?> item
+        if is_tail:
+            cetree.setTailText(el._c_node, None)
+        elif el._c_node.type == tree.XML_ELEMENT_NODE:
+            cetree.setNodeText(el._c_node, None)
+        else:
+            item.text = None  # a comment's or processing instruction's text is its content

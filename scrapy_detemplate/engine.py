@@ -282,11 +282,14 @@ def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
     always stay, so the structure of the content is preserved.
     """
     blank, dropped = _removal(page, verdict)
-    for el, is_tail in blank:
-        if is_tail:
-            el.tail = None
-        else:
-            el.text = None
+    if _tree is not None:
+        _tree.blank(blank)  # the same assignments, without a Python call each
+    else:
+        for el, is_tail in blank:
+            if is_tail:
+                el.tail = None
+            else:
+                el.text = None
     for el in dropped:
         _drop_keep_tail(el)
     return page.root
