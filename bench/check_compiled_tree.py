@@ -5,6 +5,7 @@ For every page of the corpora, on the engine's own path (``decode_html``, ``pars
 * ``visible_lines``: the compiled lines ``==`` the Python ones (text, path, the same elements and flags);
 * ``tree_size_and_depth``: the node count ``==`` ``count_nodes`` and ``deeper_than`` (the engine's XPath
   checks) true at the compiled depth and false one level deeper, and at the engine's bound as the engine reads it;
+* ``keep_table_rows_whole`` on the combined runner's decisions (each call compared with the Python one);
 * removal, on the combined method's real verdicts (pages in crawl order through the default runner): the
   compiled ``_removal`` ``==`` the Python one, and ``lxml.html.tostring`` of the clean tree (``remove_template``
   with and without the compiled removal, on two parses of the page) identical.
@@ -33,19 +34,36 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners import ParsedPage, Verdict
+from scrapy_detemplate.runners import combined as combined_module
 
 CORPUS = Path("/work/shared/corpus")
+KEEP_TABLE_ROWS_WHOLE = combined_module.keep_table_rows_whole
 
 
 class PythonOnly:
     """Inside it, the package runs its Python walks (the compiled module hidden)."""
 
     def __enter__(self) -> None:
-        self.saved = _html._tree, engine._tree
-        _html._tree = engine._tree = None
+        self.saved = _html._tree, engine._tree, combined_module._tree
+        _html._tree = engine._tree = combined_module._tree = None
 
     def __exit__(self, *exc: object) -> None:
-        _html._tree, engine._tree = self.saved
+        _html._tree, engine._tree, combined_module._tree = self.saved
+
+
+def checking_table_rows(checked: Counter, bad: Counter):  # type: ignore[no-untyped-def]
+    """``keep_table_rows_whole`` as the combined runner calls it, compared with the Python one on each call."""
+    compiled = KEEP_TABLE_ROWS_WHOLE
+
+    def keep_table_rows_whole(lines, template):  # type: ignore[no-untyped-def]
+        fast = compiled(lines, template)
+        checked["keep_table_rows_whole"] += 1
+        if fast != combined_module._keep_table_rows_whole_py(lines, template):
+            bad["keep_table_rows_whole"] += 1
+            print("MISMATCH keep_table_rows_whole", flush=True)
+        return fast
+
+    return keep_table_rows_whole
 
 
 def parse(body: bytes):  # type: ignore[no-untyped-def]
@@ -90,6 +108,7 @@ def check_removal(url: str, text: str, page: ParsedPage, verdict: Verdict, bad: 
 
 def check_corpus(name: str, rtdm_pages: int, checked: Counter, bad: Counter) -> None:
     combined = Detemplater(DetemplateConfig())
+    combined_module.keep_table_rows_whole = checking_table_rows(checked, bad)  # the runner reads the module's
     rtdm = Detemplater(DetemplateConfig(method="rtdm"))
     # RTDM-TD learns from a site's first pages (24 by default): the sites with the most pages.
     sizes = Counter(page.site for page in read_manifest(CORPUS / f"{name}.manifest.jsonl"))

@@ -575,3 +575,116 @@ def blank(list pieces):
             cetree.setNodeText(el._c_node, None)
         else:
             item.text = None  # a comment's or processing instruction's text is its content
+
+
+# -- combined's table rows --------------------------------------------------------------------------
+
+cdef inline bint _named(xmlNode* c, const char* name) noexcept:
+    """Whether ``c`` is an element ``name`` in no namespace (lxml's ``el.tag == name``)."""
+    cdef const unsigned char* a = <const unsigned char*> c.name
+    cdef const unsigned char* b = <const unsigned char*> name
+    if c.type != tree.XML_ELEMENT_NODE or c.ns is not NULL:
+        return False
+    while a[0] and a[0] == b[0]:
+        a += 1
+        b += 1
+    return a[0] == b[0]
+
+
+cdef inline bint _row_stop(xmlNode* c) noexcept:
+    return _named(c, "tr") or _named(c, "table") or _named(c, "body")
+
+
+cdef xmlNode* _line_owner(line) except? NULL:
+    """``combined._owner``: the element holding the line's first piece of text, or NULL."""
+    cdef cetree._Element el
+    slots = line.slots
+    if not slots:
+        return NULL
+    item, is_tail = slots[0]
+    el = <cetree._Element?> item
+    return _parent_element(el._c_node) if is_tail else el._c_node
+
+
+cdef bint _namespaced(xmlNode* c) noexcept:
+    return c.type == tree.XML_ELEMENT_NODE and c.ns is not NULL
+
+
+def keep_table_rows_whole(list lines, template, Py_ssize_t row_lines, python):
+    """:func:`scrapy_detemplate.runners.combined.keep_table_rows_whole`, walking up and down
+    libxml2's nodes (``python``, the Python function, takes a tree with namespaced elements)."""
+    cdef cetree._Document doc = None
+    cdef xmlNode* node
+    cdef xmlNode* top
+    cdef xmlNode* c
+    cdef set candidates = set()
+    cdef dict row_of = {}
+    cdef dict members = {}
+    cdef set keep = set()
+    cdef Py_ssize_t i
+    cdef bint has_table
+    cdef cetree._Element row
+    for i in template:
+        line = lines[i]
+        node = _line_owner(line)
+        if node is NULL:
+            continue
+        if _namespaced(node):
+            return python(lines, template)
+        if not _row_stop(node):
+            node = _parent_element(node)
+            while node is not NULL and not _row_stop(node):
+                if _namespaced(node):
+                    return python(lines, template)
+                node = _parent_element(node)
+        if node is not NULL and _named(node, "tr"):
+            if doc is None:
+                doc = (<cetree._Element> line.slots[0][0])._doc
+            candidates.add(cetree.elementFactory(doc, node))
+    if not candidates:
+        return template
+    for item in candidates:  # in the set's order, as the Python function maps a node in two rows
+        row = <cetree._Element> item
+        top = row._c_node
+        # row.find(".//table") is None, then every node of row.iter() -> row
+        has_table = False
+        c = _next_item(top.children) if top.type != tree.XML_ENTITY_REF_NODE else NULL
+        while c is not NULL:
+            if _namespaced(c):
+                return python(lines, template)
+            if _named(c, "table"):
+                has_table = True
+                break
+            if c.type != tree.XML_ENTITY_REF_NODE and _next_item(c.children) is not NULL:
+                c = _next_item(c.children)
+                continue
+            while c is not top and _next_item(c.next) is NULL:
+                c = c.parent
+            if c is top:
+                break
+            c = _next_item(c.next)
+        if has_table:
+            continue
+        c = top
+        while c is not NULL:
+            row_of[<size_t> c] = row
+            if c.type != tree.XML_ENTITY_REF_NODE and _next_item(c.children) is not NULL:
+                c = _next_item(c.children)
+                continue
+            while c is not top and _next_item(c.next) is NULL:
+                c = c.parent
+            if c is top:
+                break
+            c = _next_item(c.next)
+    i = 0
+    for line in lines:
+        node = _line_owner(line)
+        if node is not NULL:
+            found = row_of.get(<size_t> node)
+            if found is not None:
+                members.setdefault(found, []).append(i)
+        i += 1
+    for found in members.values():
+        if len(found) <= row_lines and not all(k in template for k in found):
+            keep.update(found)
+    return template - keep if keep else template

@@ -333,3 +333,84 @@ def test_compiled_removal_equals_the_python_one_on_random_html(
     html: str, template: list[int], elements: list[int]
 ) -> None:
     removal_both(html, frozenset(template), elements)
+
+
+# -- combined's table rows ------------------------------------------------------------------------
+
+TABLE_CASES = [
+    "<table><tr><td>int</td><td>the count</td></tr><tr><td>str</td><td>a name</td></tr></table>",
+    "<table><tr><td>a</td><td><table><tr><td>inner</td></tr></table></td></tr></table>",
+    "<table><tr><td>a<br>b</td><td>c <b>d</b> e</td></tr></table><p>after</p>",
+    "<table><tbody><tr><th>Name</th><th>Type</th></tr><tr><td>x</td><td>int</td></tr></tbody></table>",
+    "<table>" + "<tr><td>" + "<p>l</p>" * 14 + "</td></tr>" + "</table>",  # more lines than a data row
+    "<div><tr><td>stray row</td></tr></div><table><tr><td>x<!-- c -->y</td><td>z</td></tr></table>",
+    "<table><tr><td><tr><td>nested row</td></tr></td><td>more</td></tr></table>",
+]
+
+
+def assert_same_rows(html: str, template: frozenset[int]) -> None:
+    from scrapy_detemplate.runners import combined
+
+    root = parse_html(html)
+    lines = python_lines(root)
+    template = frozenset(i for i in template if i < len(lines))
+    fast = combined.keep_table_rows_whole(lines, template)
+    assert fast == combined._keep_table_rows_whole_py(lines, template)
+    if fast == template:
+        assert fast is template  # as the Python function: the same set when nothing is kept
+
+
+@needs_compiled
+@pytest.mark.parametrize("table", TABLE_CASES)
+def test_compiled_table_rows_equal_the_python_ones_on_edge_cases(table: str) -> None:
+    html = f"<html><body><p>intro</p>{table}<p>end</p></body></html>"
+    count = len(python_lines(parse_html(html)))
+    for template in (
+        frozenset(),
+        frozenset(range(count)),
+        frozenset(range(0, count, 2)),
+        frozenset({1}),
+        frozenset({2, 3}),
+    ):
+        assert_same_rows(html, template)
+
+
+@needs_compiled
+def test_compiled_table_rows_keep_a_data_row_whole_and_hand_namespaces_to_python() -> None:
+    from scrapy_detemplate.runners import combined
+
+    html = "<html><body><table><tr><td>int</td><td>the count of items</td></tr></table></body></html>"
+    lines = python_lines(parse_html(html))
+    assert combined.keep_table_rows_whole(lines, frozenset({0})) == frozenset()
+    body = etree.Element("body")
+    table = etree.SubElement(body, "{urn:x}table")
+    row = etree.SubElement(table, "tr")
+    for text in ("a", "b"):
+        etree.SubElement(row, "td").text = text
+    lines = python_lines(body)
+    assert combined.keep_table_rows_whole(lines, frozenset({0})) == combined._keep_table_rows_whole_py(
+        lines, frozenset({0})
+    )
+
+
+TABLE_TAGS = ("table", "tr", "td", "th", "tbody", "div", "p", "span", "br", "a")
+
+
+@st.composite
+def tables(draw: st.DrawFn, depth: int = 0) -> str:
+    out = [draw(texts())]
+    for _ in range(draw(st.integers(0, 4 if depth < 5 else 0))):
+        tag = draw(st.sampled_from(TABLE_TAGS))
+        if tag == "br":
+            out.append("<br>")
+        else:
+            out.append(f"<{tag}>{draw(tables(depth + 1))}</{tag}>")
+        out.append(draw(st.sampled_from(("", "x", " ", "<!-- c -->", "word"))))
+    return "".join(out)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(tables(), st.frozensets(st.integers(0, 30), max_size=12))
+def test_compiled_table_rows_equal_the_python_ones_on_random_tables(html: str, template: frozenset[int]) -> None:
+    assert_same_rows(f"<html><body>{html}</body></html>", template)
