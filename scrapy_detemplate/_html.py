@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from lxml import etree
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode
 
+from scrapy_detemplate import _compiled
+
 #: Elements whose content is never visible text (METRICS.md).
 SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link"})
 
@@ -161,6 +163,32 @@ def deeper_than(root: etree._Element, depth: int) -> bool:
     return bool(root.xpath(f"boolean(//*[count(ancestor::*) >= {int(depth) - 1}])"))
 
 
+def tree_size_and_depth(root: etree._Element) -> tuple[int, int]:
+    """What the engine checks before it walks a tree, in one walk: ``(nodes, levels)``.
+
+    ``nodes`` is :func:`count_nodes`; ``levels`` is the most elements nested in
+    the tree (``<html>`` alone is 1), so ``deeper_than(root, depth)`` is
+    ``levels >= depth`` (for ``depth`` >= 1).  Both are of ``root``'s whole
+    document, as the XPath of those two reads it.  Compiled when it can be.
+    """
+    if _tree is not None:
+        return _tree.tree_size_and_depth(root)  # type: ignore[no-any-return]
+    return _tree_size_and_depth_py(root)
+
+
+def _tree_size_and_depth_py(root: etree._Element) -> tuple[int, int]:
+    """:func:`tree_size_and_depth` in Python (the reference of the compiled one)."""
+    top = root.getroottree().getroot()
+    levels = 0
+    stack = [(top, 1)]
+    while stack:
+        el, level = stack.pop()
+        if level > levels:
+            levels = level
+        stack.extend((child, level + 1) for child in el.iterchildren(etree.Element))
+    return count_nodes(root), levels
+
+
 def find_body(root: etree._Element) -> etree._Element | None:
     if root.tag == "body":
         return root
@@ -190,8 +218,18 @@ def visible_lines(root: etree._Element | None) -> list[Line]:
     Block-level boundaries and ``<br>`` end a line; inline elements do not split
     words.  Script, style, noscript, template, comments and processing
     instructions contribute nothing (their tails do).  This walk is on every
-    page's path, so it is written for speed: one explicit stack, no recursion,
-    no per-piece function calls.
+    page's path: it runs compiled (``_tree.pyx``) where that was built, else
+    :func:`_visible_lines_py`, with the same lines.
+    """
+    if _tree is not None:
+        return _tree.visible_lines(root)  # type: ignore[no-any-return]
+    return _visible_lines_py(root)
+
+
+def _visible_lines_py(root: etree._Element | None) -> list[Line]:
+    """:func:`visible_lines` in Python (the reference of the compiled walk, and its fallback).
+
+    Written for speed: one explicit stack, no recursion, no per-piece function calls.
     """
     if root is None:
         return []
@@ -265,3 +303,7 @@ def iter_text_lines(text: str) -> Iterator[str]:
         line = _WS.sub(" ", raw).strip()
         if line:
             yield line
+
+
+#: The compiled walks (``scrapy_detemplate/_tree.pyx``), or None when they are not built.
+_tree = _compiled.load("scrapy_detemplate._tree")

@@ -18,14 +18,14 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
+from scrapy_detemplate import _compiled
 from scrapy_detemplate._html import (
-    count_nodes,
     decode_html,
-    deeper_than,
     find_body,
     looks_binary,
     parse_html,
     scrub_surrogates,
+    tree_size_and_depth,
     visible_lines,
     xml_safe,
 )
@@ -187,9 +187,10 @@ class Detemplater:
             tree = parse_html(html)
             if tree is None:
                 return self._passthrough(url, "empty", bytes_in)
-        if count_nodes(tree) > cfg.max_nodes:
+        nodes, levels = tree_size_and_depth(tree)  # count_nodes and deeper_than in one walk
+        if nodes > cfg.max_nodes:
             return self._passthrough(url, "too_large", bytes_in)
-        if deeper_than(tree, cfg.max_depth):
+        if levels >= cfg.max_depth:
             return self._passthrough(url, "too_deep", bytes_in)
         root = tree if owned else copy.deepcopy(tree)
         if not html:
@@ -298,11 +299,14 @@ def remove_template(page: ParsedPage, verdict: Verdict) -> etree._Element:
     always stay, so the structure of the content is preserved.
     """
     blank, dropped = _removal(page, verdict)
-    for el, is_tail in blank:
-        if is_tail:
-            el.tail = None
-        else:
-            el.text = None
+    if _tree is not None:
+        _tree.blank(blank)  # the same assignments, without a Python call each
+    else:
+        for el, is_tail in blank:
+            if is_tail:
+                el.tail = None
+            else:
+                el.text = None
     for el in dropped:
         _drop_keep_tail(el)
     return page.root
@@ -357,7 +361,18 @@ def mark_template(page: ParsedPage, verdict: Verdict) -> str:
 
 def _removal(page: ParsedPage, verdict: Verdict) -> tuple[list[tuple[etree._Element, bool]], list[etree._Element]]:
     """What removal does, without doing it: the text pieces to blank and the
-    outermost elements to drop (in document order)."""
+    outermost elements to drop (in document order).  Compiled when it can be."""
+    if _tree is not None:
+        body = find_body(page.root)
+        if body is not None:
+            return _tree.removal(  # type: ignore[no-any-return]
+                body, page.lines, verdict.template_lines, verdict.template_elements
+            )
+    return _removal_py(page, verdict)
+
+
+def _removal_py(page: ParsedPage, verdict: Verdict) -> tuple[list[tuple[etree._Element, bool]], list[etree._Element]]:
+    """:func:`_removal` in Python (the reference of the compiled one, and its fallback)."""
     root = page.root
     body = find_body(root)
     kept: dict[etree._Element, int] = {}
@@ -403,6 +418,10 @@ def _removal(page: ParsedPage, verdict: Verdict) -> tuple[list[tuple[etree._Elem
         if emptied and (parent is body or not (subtree_removed.get(parent, 0) and not subtree_kept.get(parent, 0))):
             dropped.append(el)
     return blank, dropped
+
+
+#: The compiled removal (``scrapy_detemplate/_tree.pyx``), or None when it is not built.
+_tree = _compiled.load("scrapy_detemplate._tree")
 
 
 def _drop_keep_tail(el: etree._Element) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from scrapy_detemplate import _compiled
 from scrapy_detemplate._html import Line
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
@@ -181,8 +182,17 @@ def keep_table_rows_whole(lines: Sequence[Line], template: frozenset[int]) -> fr
     row is the nearest ``<tr>`` above a line, with no table inside it and at most
     :data:`ROW_LINES` lines (a layout row holding a whole page is not one).
     Only the rows of template lines are looked at, so a page without them pays
-    one walk up per template line.
+    one walk up per template line.  Compiled when it can be (the same rows).
     """
+    if _tree is not None:
+        return _tree.keep_table_rows_whole(  # type: ignore[no-any-return]
+            lines if isinstance(lines, list) else list(lines), template, ROW_LINES, _keep_table_rows_whole_py
+        )
+    return _keep_table_rows_whole_py(lines, template)
+
+
+def _keep_table_rows_whole_py(lines: Sequence[Line], template: frozenset[int]) -> frozenset[int]:
+    """:func:`keep_table_rows_whole` in Python (the reference of the compiled one, and its fallback)."""
     candidates = {row for i in template if (row := _row_of(lines[i])) is not None}
     if not candidates:
         return template
@@ -215,3 +225,7 @@ def _row_of(line: Line) -> etree._Element | None:
     if node is not None and node.tag not in _ROW_STOPS:
         node = next(node.iterancestors(*_ROW_STOPS), None)
     return node if node is not None and node.tag == "tr" else None
+
+
+#: The compiled walks (``scrapy_detemplate/_tree.pyx``), or None when they are not built.
+_tree = _compiled.load("scrapy_detemplate._tree")

@@ -1,0 +1,94 @@
+"""Where the engine's time goes, phase by phase, as a ratio to one plain parse of the page (median per page).
+
+The lead's ``/work/briefs/phases.py`` for issue 15, with the engine's two size checks (``count_nodes`` and
+``deeper_than``) timed as the engine now runs them: one ``tree_size_and_depth``.
+
+Usage, from the repository root: ``.venv/bin/python bench/phases.py docs`` (a corpus of ``../shared/corpus``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import time
+
+import lxml.html
+
+from scrapy_detemplate._html import decode_html, parse_html, tree_size_and_depth, visible_lines
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.engine import Detemplater, remove_template
+from scrapy_detemplate.evaluation import read_manifest
+from scrapy_detemplate.methods.density import line_features
+from scrapy_detemplate.runners import ParsedPage
+from scrapy_detemplate.runners.base import Verdict
+from scrapy_detemplate.runners.combined import decide, keep_table_rows_whole
+
+
+def main(corpus: str) -> None:
+    pages = list(itertools.islice(read_manifest(f"../shared/corpus/{corpus}.manifest.jsonl"), 120))
+    det = Detemplater(DetemplateConfig())
+    runner = det.runner
+    evidence = runner._evidence  # type: ignore[attr-defined]
+    ratios: dict[str, list[float]] = {}
+    clock = time.perf_counter
+    for k, p in enumerate(pages):
+        t0 = clock()
+        lxml.html.document_fromstring(p.body)
+        parse = clock() - t0
+        ph: dict[str, float] = {}
+        t = clock()
+        _, html = decode_html(p.body, "text/html")
+        ph["decode"] = clock() - t
+        t = clock()
+        root = parse_html(html)
+        ph["parse"] = clock() - t
+        if root is None:
+            continue
+        t = clock()
+        tree_size_and_depth(root)
+        ph["checks"] = clock() - t
+        page = ParsedPage.of(p.url, html, root, det.config)
+        t = clock()
+        lines = page.lines
+        ph["lines"] = clock() - t
+        if not lines:
+            continue
+        t = clock()
+        title = root.findtext(".//title") or ""
+        rows = line_features(root, lines, title)
+        ph["line_features"] = clock() - t
+        t = clock()
+        site = evidence.site_features(page)
+        ph["site_features"] = clock() - t
+        for a, b in zip(rows, site, strict=True):
+            a += b
+        t = clock()
+        template = decide(rows, runner._probability, runner._threshold, runner._site_df)  # type: ignore[attr-defined]
+        ph["decide"] = clock() - t
+        t = clock()
+        template = keep_table_rows_whole(lines, template)
+        ph["rows"] = clock() - t
+        verdict = Verdict(template_lines=template)
+        t = clock()
+        out = remove_template(page, verdict)
+        ph["remove"] = clock() - t
+        t = clock()
+        [line.text for line in visible_lines(out)]
+        ph["clean_lines"] = clock() - t
+        t = clock()
+        lxml.html.tostring(out, encoding="unicode")
+        ph["tostring"] = clock() - t
+        if k < 20:
+            continue
+        for key, val in ph.items():
+            ratios.setdefault(key, []).append(val / parse)
+    total = 0.0
+    for key, values in ratios.items():
+        total += statistics.mean(values)
+        print(f"{key:15s} median {statistics.median(values):.2f} mean {statistics.mean(values):.2f}")
+    print("sum of means", round(total, 2))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
