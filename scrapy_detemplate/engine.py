@@ -347,7 +347,7 @@ def mark_template(page: ParsedPage, verdict: Verdict) -> str:
             continue
         target = twin[el]
         span = etree.Element("span", {MARK_ATTRIBUTE: "removed-text"})
-        span.text = text
+        span.text = xml_safe(text)  # lxml refuses control characters the parsed tree can hold
         if is_tail:
             target.tail = None
             target.addnext(span)

@@ -288,6 +288,15 @@ def test_results_are_the_same_with_and_without_marking(page):
         assert a == replace(b, marked_html="")
 
 
+def test_marking_keeps_going_on_removed_text_with_control_characters():
+    engine = Detemplater(SANDWICH)
+    html = "<html><body><p>Shared\x1f line<br>{}</p></body></html>"  # the removed text's element stays
+    run(engine, "http://ex.com/a/1", html.format("one"))
+    result = run(engine, "http://ex.com/a/2", html.format("two"), mark=True)
+    assert (result.status, result.text) == ("cleaned", "two")
+    assert '<span data-detemplate="removed-text">Shared line</span><br>two' in result.marked_html
+
+
 def test_the_clean_html_is_rendered_only_when_asked_for(page):
     asked = [DetemplateConfig(method="sandwich", **kw) for kw in ({"html": True}, {"html_field": "h"},
                                                                  {"replace_body": True})]  # fmt: skip

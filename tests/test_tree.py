@@ -267,7 +267,6 @@ def removal_both(html: str, template_lines: frozenset[int], element_picks: list[
     slow = engine._removal_py(page, verdict)
     assert fast == slow
     if all(isinstance(el.tag, str) for el in verdict.template_elements):  # a comment takes no mark
-        # (mark_template fails alike on text with control characters: lxml refuses them in the span it makes)
         assert _outcome(engine.mark_template, page, verdict) == _outcome(
             _python_only, engine.mark_template, twin, twin_verdict
         )
