@@ -33,10 +33,10 @@ was built against another lxml, ``density`` uses its Python function.
 
 from libc.math cimport fabs, log1p
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, strcmp, strlen
+from libc.string cimport memcpy, memset, strcmp, strlen
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_READ_CHAR
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR
 from cpython.version cimport PY_VERSION_HEX
 
 cimport lxml.includes.etreepublic as cetree
@@ -68,6 +68,7 @@ cdef enum:
 
 DEF MAX_TAGS = 192
 DEF CACHE = 256
+DEF VALUES = 512
 
 # The tag table: id 0 is every other name; ids from 1 are the names the features know.
 cdef int _ntags = 0
@@ -82,6 +83,30 @@ cdef object _d = None  # the density module
 cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN
 cdef object _find_body
 cdef list _ZERO_ROW = []
+
+# The class/id regexes, each an alternation of plain words (checked at load): matched in C on plain ASCII
+# values, as bits of one pass; other values go to the regexes themselves.
+cdef enum:
+    R_BOILER = 1
+    R_CONTENT = 2
+    R_COMMENT = 4
+    R_UNLIKELY = 8
+    R_MAYBE = 16
+    R_POSITIVE = 32
+    R_NEGATIVE = 64
+
+DEF MAX_WORDS = 256
+cdef int _nwords = 0
+cdef const char* _word_text[MAX_WORDS]
+cdef Py_ssize_t _word_size[MAX_WORDS]
+cdef bint _word_boundary[MAX_WORDS]  # the word is ``\bword``
+cdef int _word_bit[MAX_WORDS]
+cdef int _bucket[257]  # the words starting with byte b: _bucket[b] to _bucket[b + 1] - 1
+cdef unsigned char _WORD[256]  # the bytes of ``\\w`` in ASCII: [A-Za-z0-9_]
+DEF SEP_BELOW = 0x3000
+cdef unsigned char _SEP[SEP_BELOW]  # code points that split tokens as a blank does (see _init)
+cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
+cdef bint _c_words = False
 cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
 
 
@@ -132,8 +157,103 @@ cdef int _init() except -1:
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
     _find_body = _html.find_body
+    for i in range(256):
+        _WORD[i] = 1 if (97 <= i <= 122) or (65 <= i <= 90) or (48 <= i <= 57) or i == 95 else 0
+    # Non-ASCII characters a line can hold and still be tokenised in C: not ``\\w`` (nor the comma),
+    # and unchanged by ``str.lower()`` (so they split ASCII tokens exactly as a blank does).
+    for i in range(SEP_BELOW):
+        ch = chr(i)
+        _SEP[i] = 1 if i >= 128 and d._TOKEN.match(ch) is None and ch.lower() == ch else 0
+    _load_words(d)
     _d = d
     return 0
+
+
+cdef int _load_words(d) except -1:
+    """Read the class/id regexes into the tables of words (or leave them to ``re``)."""
+    global _nwords, _c_words
+    import re
+
+    plain = re.compile(r"(\\b)?([a-z0-9-]+)")
+    entries = []
+    for bit, regex in (
+        (R_BOILER, d._BOILER), (R_CONTENT, d._CONTENT), (R_COMMENT, d._COMMENT), (R_UNLIKELY, d._UNLIKELY),
+        (R_MAYBE, d._MAYBE), (R_POSITIVE, d._POSITIVE), (R_NEGATIVE, d._NEGATIVE),
+    ):
+        if regex.flags != re.IGNORECASE | re.UNICODE:
+            return 0
+        for alternative in regex.pattern.split("|"):
+            match = plain.fullmatch(alternative)
+            if match is None:
+                return 0
+            entries.append((match.group(2).encode(), match.group(1) is not None, bit))
+    if len(entries) > MAX_WORDS or any(len(word) < 2 for word, _, _ in entries):
+        return 0
+    entries.sort(key=lambda entry: entry[0][0])
+    cdef int k, b
+    for k in range(len(entries)):
+        word, boundary, bit = entries[k]
+        _keep.append(word)
+        _word_text[k], _word_size[k], _word_boundary[k], _word_bit[k] = <const char*> word, len(word), boundary, bit
+        _pairs[(word[0] << 8) | word[1]] = 1
+    _nwords = len(entries)
+    k = 0
+    for b in range(257):
+        while k < _nwords and <unsigned char> _word_text[k][0] < b:
+            k += 1
+        _bucket[b] = k
+    _c_words = True
+    return 0
+
+
+cdef int _words_of(Page* page, const char* value) noexcept nogil:
+    """:func:`_words_in`, remembered per distinct value for the page."""
+    cdef size_t h = 14695981039346656037ULL, slot
+    cdef const unsigned char* s = <const unsigned char*> value
+    cdef int probes = 0, bits
+    while s[0]:
+        h = (h ^ s[0]) * 1099511628211ULL
+        s += 1
+    slot = h & (VALUES - 1)
+    while page.seen_value[slot] is not NULL and probes < VALUES:
+        if page.seen_hash[slot] == h and strcmp(page.seen_value[slot], value) == 0:
+            return page.seen_bits[slot]
+        slot = (slot + 1) & (VALUES - 1)
+        probes += 1
+    bits = _words_in(value)
+    if page.seen < VALUES // 2 and page.seen_value[slot] is NULL:
+        page.seen_value[slot], page.seen_hash[slot], page.seen_bits[slot] = value, h, bits
+        page.seen += 1
+    return bits
+
+
+cdef int _words_in(const char* value) noexcept nogil:
+    """The bits of the regexes that find a word in ``value`` (a class or an id; in the
+    joined class/id text it follows the start or a blank), -1 when it is not plain ASCII."""
+    cdef const unsigned char* s = <const unsigned char*> value
+    cdef Py_ssize_t n = 0, i, k
+    cdef int bits = 0
+    cdef unsigned char c
+    while s[n]:
+        if s[n] >= 128:
+            return -1
+        n += 1
+    cdef unsigned char d = s[0] + 32 if 65 <= s[0] <= 90 else s[0]
+    for i in range(n - 1):
+        c = d
+        d = s[i + 1]
+        if 65 <= d <= 90:
+            d += 32
+        if not _pairs[(c << 8) | d]:
+            continue
+        for k in range(_bucket[c], _bucket[c + 1]):
+            if (
+                not (bits & _word_bit[k]) and i + _word_size[k] <= n
+                and (not _word_boundary[k] or i == 0 or not _word(s[i - 1]))
+                and _same_lower(s + i, _word_text[k], _word_size[k])
+            ):
+                bits |= _word_bit[k]
+    return bits
 
 
 cdef struct Node:
@@ -141,6 +261,8 @@ cdef struct Node:
     int parent  # number of the parent (-1: none)
     int end  # number after the last descendant
     int tag  # tag id; -1: not an element (comment, processing instruction)
+    Py_ssize_t text_len  # len(" ".join(el.text.split())); -2: not measured
+    Py_ssize_t tail_len  # the same for el.tail
     long long chars
     long long commas
     long long links
@@ -177,6 +299,10 @@ cdef struct Page:
     const char* cache_name[CACHE]  # tag name pointer -> tag id (names are interned per document)
     int cache_id[CACHE]
     int cached
+    const char* seen_value[VALUES]  # class/id value -> _words_in (values repeat within a page)
+    size_t seen_hash[VALUES]
+    int seen_bits[VALUES]
+    int seen
 
 
 # ---------------------------------------------------------------- text
@@ -285,6 +411,7 @@ cdef int _add(Page* page, xmlNode* c, int parent) except -1:
     node.c, node.parent, node.end = c, parent, <int> page.total + 1
     node.tag = _tag_id(page, c) if c.type == tree.XML_ELEMENT_NODE else -1
     node.chars = node.commas = node.links = 0
+    node.text_len = node.tail_len = -2
     node.raw = node.score = node.near = node.block_log = 0.0
     node.voted = node.chosen = node.known = node.inside = node.unlikely = False
     node.tags = 0
@@ -294,6 +421,24 @@ cdef int _add(Page* page, xmlNode* c, int parent) except -1:
     node.block_count = node.block_sentences = 0
     page.total += 1
     return 0
+
+
+cdef Py_ssize_t _count(xmlNode* top) noexcept nogil:
+    """How many nodes :func:`_number` numbers under ``top`` (at most: it may stop early)."""
+    cdef Py_ssize_t count = 1
+    cdef xmlNode* c = top.children
+    while c is not NULL and top.type == tree.XML_ELEMENT_NODE:
+        if c.type == tree.XML_ELEMENT_NODE or c.type == tree.XML_COMMENT_NODE or c.type == tree.XML_PI_NODE:
+            count += 1
+        if c.children is not NULL and c.type == tree.XML_ELEMENT_NODE:
+            c = c.children
+            continue
+        while c is not top and c.next is NULL:
+            c = c.parent
+        if c is top:
+            break
+        c = c.next
+    return count
 
 
 cdef int _number(Page* page, xmlNode* body) except -2:
@@ -394,6 +539,7 @@ cdef int _measure(Page* page) except -1:
             size = _norm_len(node.c.children, &commas)
             if size < 0:
                 return -1
+            node.text_len = size
             node.chars += size
             node.commas += commas
         if node.tag >= 0 and _tag_flags[node.tag] & F_A:
@@ -403,6 +549,7 @@ cdef int _measure(Page* page) except -1:
             size = _norm_len(node.c.next, &commas)
             if size < 0:
                 return -1
+            node.tail_len = size
             up = &page.nodes[node.parent]
             up.chars += node.chars + size
             up.commas += node.commas + commas
@@ -410,14 +557,18 @@ cdef int _measure(Page* page) except -1:
     return 0
 
 
-cdef int _class_weight(Node* node, dict memo) except? -1000:
-    cdef int weight = 0, got
+cdef int _class_weight(Page* page, Node* node, dict memo) except? -1000:
+    cdef int weight = 0, got, bits
     cdef const char* value = NULL
     for name in (b"class", b"id"):
         got = _attr(node.c, <const char*> name, &value)
         if got < 0:
             raise _HandBack()
         if got:
+            bits = _words_of(page, value) if _c_words else -1
+            if bits >= 0:
+                weight += (25 if bits & R_POSITIVE else 0) - (25 if bits & R_NEGATIVE else 0)
+                continue
             key = <bytes> value
             w = memo.get(key)
             if w is None:
@@ -440,7 +591,7 @@ cdef int _vote(Page* page, int ancestor, double share, long long vote, list orde
         return 0
     if not node.voted:
         node.voted = True
-        node.raw = <double> (_tag_prior[node.tag] + _class_weight(node, memo))
+        node.raw = <double> (_tag_prior[node.tag] + _class_weight(page, node, memo))
         order.append(ancestor)
     node.raw += <double> vote * share
     return 0
@@ -495,7 +646,7 @@ cdef int _containers(Page* page, list order, dict memo) except -1:
 # ---------------------------------------------------------------- ancestry
 
 
-cdef int _kinds(Node* node, dict memo) except -1:
+cdef int _kinds(Page* page, Node* node, dict memo) except -1:
     """The class/id words of an element as bits: 1 boilerplate, 2 content, 4 comment thread, 8 unlikely."""
     cdef const char* cls = NULL
     cdef const char* ident = NULL
@@ -506,6 +657,18 @@ cdef int _kinds(Node* node, dict memo) except -1:
         raise _HandBack()
     if not has_cls and not has_id:
         return 0
+    cdef int bits = 0, part
+    if _c_words:
+        part = _words_of(page, cls) if has_cls else 0
+        if part >= 0:
+            bits = part
+            part = _words_of(page, ident) if has_id else 0
+        if part >= 0:
+            bits |= part
+            return (
+                (1 if bits & R_BOILER else 0) | (2 if bits & R_CONTENT else 0) | (4 if bits & R_COMMENT else 0)
+                | (8 if bits & R_UNLIKELY and not bits & R_MAYBE else 0)
+            )
     lc = strlen(cls) if has_cls else 0
     li = strlen(ident) if has_id else 0
     key = PyBytes_FromStringAndSize(NULL, lc + 1 + li)
@@ -552,7 +715,7 @@ cdef int _ancestry(Page* page, int el, int* chain, dict memo) except -1:
         node = &page.nodes[node_ix]
         tag = node.tag
         flags = _tag_flags[tag]
-        kinds = _kinds(node, memo)
+        kinds = _kinds(page, node, memo)
         node.comments = above.comments + (1 if kinds & 4 else 0)
         node.unlikely = above.unlikely or (kinds & 8 and not (flags & F_HTML_OR_BODY))
         if node.chosen:
@@ -602,7 +765,7 @@ cdef inline double _window_sum(double* values, Py_ssize_t lo, Py_ssize_t hi) noe
 
 
 cdef inline bint _word(unsigned char b) noexcept nogil:
-    return (97 <= b <= 122) or (65 <= b <= 90) or (48 <= b <= 57) or b == 95
+    return _WORD[b]
 
 
 cdef inline bint _ends_sentence(str text) noexcept:
@@ -642,21 +805,25 @@ def line_features(cetree._Element root, lines, str title=""):
     cdef list todo = list(lines)
     if not todo:
         return []
+    cdef xmlNode* body_node = (<cetree._Element> body)._c_node
     cdef Page page
     page.nodes, page.keys, page.values = NULL, NULL, NULL
     page.n = page.total = page.cached = 0
     cdef Py_ssize_t i, n = len(todo)
+    page.seen = 0
     for i in range(CACHE):
         page.cache_name[i] = NULL
+    for i in range(VALUES):
+        page.seen_value[i] = NULL
     cdef int* chain = NULL
     cdef long long* integers = NULL
     cdef double* floats = NULL
     try:
-        page.cap = 256
+        page.cap = _count(body_node) + 2  # and the body's parent and grandparent
         page.nodes = <Node*> malloc(page.cap * sizeof(Node))
         if page.nodes is NULL:
             raise MemoryError()
-        if _number(&page, (<cetree._Element> body)._c_node) < 0:
+        if _number(&page, body_node) < 0:
             return None
         page.n = page.total
         if _extend(&page) < 0:
@@ -692,6 +859,142 @@ cdef inline bint _same_lower(const unsigned char* text, const char* word, Py_ssi
         if b != <unsigned char> word[k]:
             return False
     return True
+
+
+cdef inline size_t _token_hash(const unsigned char* s, Py_ssize_t size) noexcept nogil:
+    cdef size_t h = 14695981039346656037ULL
+    cdef Py_ssize_t k
+    cdef unsigned char b
+    for k in range(size):
+        b = s[k]
+        h = (h ^ (b + 32 if 65 <= b <= 90 else b)) * 1099511628211ULL
+    return h
+
+
+cdef inline bint _same_tokens(const unsigned char* a, const unsigned char* b, Py_ssize_t size) noexcept nogil:
+    cdef Py_ssize_t k
+    cdef unsigned char x, y
+    for k in range(size):
+        x, y = a[k], b[k]
+        if 65 <= x <= 90:
+            x += 32
+        if 65 <= y <= 90:
+            y += 32
+        if x != y:
+            return False
+    return True
+
+
+cdef Py_ssize_t _distinct(const unsigned char* data, Py_ssize_t size, Py_ssize_t words, Scratch* scratch) except -1:
+    """``len(set(_TOKEN.findall(text.lower())))`` for a plain ASCII text of ``words`` tokens."""
+    cdef size_t slots = 8, mask, h
+    while slots < <size_t> (2 * words):
+        slots *= 2
+    mask = slots - 1
+    # Per slot: the token's start + 1 (0: empty) and its size.
+    cdef Py_ssize_t* grown
+    if <Py_ssize_t> slots > scratch.table_cap:
+        grown = <Py_ssize_t*> realloc(scratch.table, 2 * slots * sizeof(Py_ssize_t))
+        if grown is NULL:
+            raise MemoryError()
+        scratch.table, scratch.table_cap = grown, slots
+    cdef Py_ssize_t* table = scratch.table
+    memset(table, 0, 2 * slots * sizeof(Py_ssize_t))
+    cdef Py_ssize_t k = 0, start, count = 0, length
+    if True:
+        while k < size:
+            if not _word(data[k]):
+                k += 1
+                continue
+            start = k
+            while k < size and _word(data[k]):
+                k += 1
+            length = k - start
+            h = _token_hash(data + start, length) & mask
+            while table[2 * h]:
+                if table[2 * h + 1] == length and _same_tokens(data + table[2 * h] - 1, data + start, length):
+                    break
+                h = (h + 1) & mask
+            else:
+                table[2 * h], table[2 * h + 1] = start + 1, length
+                count += 1
+        return count
+
+
+cdef struct Title:
+    Py_ssize_t count  # len(title_tokens)
+    Py_ssize_t ascii  # how many of them are plain ASCII (the only ones an ASCII line can hold)
+    const char** words
+    Py_ssize_t* sizes
+    char* found
+
+
+cdef struct Scratch:
+    unsigned char* text  # a line with its safe non-ASCII characters as blanks
+    Py_ssize_t text_cap
+    Py_ssize_t* table  # _distinct's hash table
+    Py_ssize_t table_cap
+
+
+cdef const unsigned char* _plain(str text, Scratch* scratch) except? NULL:
+    """The line as ASCII bytes that tokenise as it does: itself when it is ASCII, else a copy with
+    its non-ASCII characters as blanks when all of them are safe (``_SEP``); NULL: ask Python."""
+    cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text), i
+    cdef unsigned int kind
+    cdef void* data
+    cdef Py_UCS4 cp
+    cdef unsigned char* grown
+    if PyUnicode_IS_ASCII(text):
+        return <const unsigned char*> PyUnicode_DATA(text)
+    if size > scratch.text_cap:
+        grown = <unsigned char*> realloc(scratch.text, size + 16)
+        if grown is NULL:
+            raise MemoryError()
+        scratch.text, scratch.text_cap = grown, size + 16
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    for i in range(size):
+        cp = PyUnicode_READ(kind, data, i)
+        if cp < 128:
+            scratch.text[i] = <unsigned char> cp
+        elif cp < SEP_BELOW and _SEP[cp]:
+            scratch.text[i] = 32
+        else:
+            return NULL
+    return scratch.text
+
+
+cdef Py_ssize_t _scan(const unsigned char* data, Py_ssize_t size, Title* title, Py_ssize_t* shared,
+                      long long* commas) noexcept nogil:
+    """The tokens of an ASCII line (``len(_TOKEN.findall(text.lower()))``), the title words among
+    them (distinct) in ``shared`` and its commas."""
+    cdef Py_ssize_t k = 0, start, t, words = 0
+    cdef unsigned char b
+    for t in range(title.ascii):
+        title.found[t] = 0
+    shared[0] = 0
+    commas[0] = 0
+    while k < size:
+        b = data[k]
+        if _WORD[b]:
+            start = k
+            k += 1
+            while k < size and _WORD[data[k]]:
+                k += 1
+            words += 1
+            for t in range(title.ascii):
+                if (
+                    not title.found[t] and title.sizes[t] == k - start
+                    and _same_lower(data + start, title.words[t], k - start)
+                ):
+                    title.found[t] = 1
+                    shared[0] += 1
+                    break
+        else:
+            if b == 44:
+                commas[0] += 1
+            k += 1
+    return words
 
 
 cdef list _features(Page* page, list lines, str title, int* chain, long long* integers, double* floats, dict memo):
@@ -735,19 +1038,18 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
             el, tail_flag = slot
             c = (<cetree._Element?> el)._c_node
             is_tail = tail_flag
-            if is_tail:
-                oc = c.parent
-                if oc is NULL or not cetree._isElement(oc):
-                    continue
-            else:
-                oc = c
-            o = _lookup(page, oc)
-            if o < 0 or o >= page.n or page.nodes[o].tag < 0:
+            if is_tail and (c.parent is NULL or not cetree._isElement(c.parent)):
+                continue  # no owner
+            k = _lookup(page, c)
+            o = page.nodes[k].parent if is_tail and k >= 0 else k
+            if k < 0 or o < 0 or o >= page.n or page.nodes[o].tag < 0:
                 raise _HandBack()
             if not page.nodes[o].known:
                 _ancestry(page, <int> o, chain, memo)
-            commas = 0
-            size = _norm_len(c.next if is_tail else c.children, &commas)
+            size = page.nodes[k].tail_len if is_tail else page.nodes[k].text_len
+            if size == -2:
+                commas = 0
+                size = _norm_len(c.next if is_tail else c.children, &commas)
             if size < 0:
                 raise _HandBack()
             total += size
@@ -793,49 +1095,33 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
     page_chars = cumulative[n] if cumulative[n] else 1
     # The title's words: those in plain ASCII are looked for in C.
     title_tokens = set(_TOKEN.findall(title.lower()))
-    count_title = len(title_tokens)
     ascii_title = [word.encode() for word in title_tokens if word.isascii()]
-    ntitle = len(ascii_title)
+    cdef Title words_of_title
+    words_of_title.count = len(title_tokens)
+    words_of_title.ascii = len(ascii_title)
+    words_of_title.words, words_of_title.sizes, words_of_title.found = NULL, NULL, NULL
+    cdef Scratch scratch
+    scratch.text, scratch.text_cap, scratch.table, scratch.table_cap = NULL, 0, NULL, 0
+    count_title = words_of_title.count
     rows = []
     try:
-        found = <char*> malloc(ntitle + 1)
-        title_words = <const char**> malloc((ntitle + 1) * sizeof(char*))
-        title_sizes = <Py_ssize_t*> malloc((ntitle + 1) * sizeof(Py_ssize_t))
-        if found is NULL or title_words is NULL or title_sizes is NULL:
+        words_of_title.found = <char*> malloc(words_of_title.ascii + 1)
+        words_of_title.words = <const char**> malloc((words_of_title.ascii + 1) * sizeof(char*))
+        words_of_title.sizes = <Py_ssize_t*> malloc((words_of_title.ascii + 1) * sizeof(Py_ssize_t))
+        if words_of_title.found is NULL or words_of_title.words is NULL or words_of_title.sizes is NULL:
             raise MemoryError()
-        for t in range(ntitle):
-            title_words[t] = <const char*> (<bytes> ascii_title[t])
-            title_sizes[t] = len(<bytes> ascii_title[t])
+        for t in range(words_of_title.ascii):
+            words_of_title.words[t] = <const char*> (<bytes> ascii_title[t])
+            words_of_title.sizes[t] = len(<bytes> ascii_title[t])
         for i in range(n):
             text = <str> texts[i]
             node = &page.nodes[owners[i]] if owners[i] >= 0 else &none
             inside = node.inside
-            if PyUnicode_IS_ASCII(text):
-                data = <const unsigned char*> PyUnicode_DATA(text)
+            data = _plain(text, &scratch)
+            if data is not NULL:
                 size = PyUnicode_GET_LENGTH(text)
-                words = shared = commas = 0
-                for t in range(ntitle):
-                    found[t] = 0
-                k = 0
-                while k < size:
-                    b = data[k]
-                    if _word(b):
-                        start = k
-                        while k < size and _word(data[k]):
-                            k += 1
-                        words += 1
-                        for t in range(ntitle):
-                            if not found[t] and title_sizes[t] == k - start and _same_lower(
-                                data + start, title_words[t], k - start
-                            ):
-                                found[t] = 1
-                                shared += 1
-                                break
-                    else:
-                        if b == 44:
-                            commas += 1
-                        k += 1
-                distinct = len(set(_TOKEN.findall(text.lower()))) if shared else 0
+                words = _scan(data, size, &words_of_title, &shared, &commas)
+                distinct = _distinct(data, size, words, &scratch) if shared else 0
             else:
                 tokens = _TOKEN.findall(text.lower())
                 words = len(tokens)
@@ -919,7 +1205,9 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
             row[k + 22] = ONE if node.unlikely else ZERO
             rows.append(row)
     finally:
-        free(found)
-        free(title_words)
-        free(title_sizes)
+        free(words_of_title.found)
+        free(words_of_title.words)
+        free(words_of_title.sizes)
+        free(scratch.text)
+        free(scratch.table)
     return rows
