@@ -31,9 +31,10 @@ Optional: when this module was not built (no C compiler at install time) or
 was built against another lxml, ``density`` uses its Python function.
 """
 
-from libc.math cimport fabs, log1p
+from libc.math cimport fabs, log1p, signbit
+from cpython.float cimport PyFloat_FromDouble
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, memset, strcmp, strlen
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_READ_CHAR
@@ -108,6 +109,9 @@ cdef unsigned char _SEP[SEP_BELOW]  # code points that split tokens as a blank d
 cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
 cdef bint _c_words = False
 cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
+# Floats the rows repeat, made once (with the arithmetic of the rows): log1p(k), k/3, k/15, k/20, k/30.
+DEF LOGS = 4096
+cdef list _LOG1P = [], _THIRDS = [], _FIFTEENTHS = [], _TWENTIETHS = [], _DEPTHS = []
 
 
 cdef int _init() except -1:
@@ -157,6 +161,12 @@ cdef int _init() except -1:
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
     _find_body = _html.find_body
+    cdef int k
+    _LOG1P[:] = [log1p(<double> k) for k in range(LOGS)]
+    _THIRDS[:] = [<double> k / 3.0 for k in range(4)]
+    _FIFTEENTHS[:] = [<double> k / 15.0 for k in range(16)]
+    _TWENTIETHS[:] = [<double> k / 20.0 for k in range(21)]
+    _DEPTHS[:] = [<double> k / 30.0 for k in range(LOGS)]
     for i in range(256):
         _WORD[i] = 1 if (97 <= i <= 122) or (65 <= i <= 90) or (48 <= i <= 57) or i == 95 else 0
     # Non-ASCII characters a line can hold and still be tokenised in C: not ``\\w`` (nor the comma),
@@ -288,7 +298,54 @@ cdef struct Node:
     double block_log
 
 
+# Working memory: one set kept between calls (a large malloc after a parse makes glibc consolidate
+# the parse's freed chunks; done once per page, that costs a fair share of this function), grown as
+# pages need and given back when a page needed a lot; a call made while it is in use has its own.
+cdef enum:
+    M_NODES = 0
+    M_KEYS = 1
+    M_VALUES = 2
+    M_CHAIN = 3
+    M_INTEGERS = 4
+    M_FLOATS = 5
+    M_TEXT = 6
+    M_TABLE = 7
+    M_TITLE = 8
+    M_COUNT = 9
+
+DEF KEEP_AT_MOST = 1 << 22  # bytes kept between calls, per block
+
+
+cdef struct Memory:
+    void* block[M_COUNT]
+    size_t size[M_COUNT]
+
+
+cdef Memory _kept
+cdef bint _kept_busy = False
+
+
+cdef void* _room(Memory* memory, int which, size_t size) except NULL:
+    """Block ``which`` with room for ``size`` bytes (its content kept when it grows)."""
+    cdef void* grown
+    if size > memory.size[which] or memory.block[which] is NULL:
+        grown = realloc(memory.block[which], size if size > 64 else 64)
+        if grown is NULL:
+            raise MemoryError()
+        memory.block[which], memory.size[which] = grown, size if size > 64 else 64
+    return memory.block[which]
+
+
+cdef void _give_back(Memory* memory, bint everything) noexcept:
+    cdef int k
+    for k in range(M_COUNT):
+        if everything or memory.size[k] > KEEP_AT_MOST:
+            free(memory.block[k])
+            memory.block[k], memory.size[k] = NULL, 0
+
+
 cdef struct Page:
+    Memory* memory
     Node* nodes
     Py_ssize_t n  # numbered nodes: body and its descendants
     Py_ssize_t cap
@@ -403,10 +460,7 @@ cdef int _add(Page* page, xmlNode* c, int parent) except -1:
     cdef Node* grown
     if page.total == page.cap:
         page.cap *= 2
-        grown = <Node*> realloc(page.nodes, page.cap * sizeof(Node))
-        if grown is NULL:
-            raise MemoryError()
-        page.nodes = grown
+        page.nodes = <Node*> _room(page.memory, M_NODES, page.cap * sizeof(Node))
     cdef Node* node = &page.nodes[page.total]
     node.c, node.parent, node.end = c, parent, <int> page.total + 1
     node.tag = _tag_id(page, c) if c.type == tree.XML_ELEMENT_NODE else -1
@@ -478,10 +532,9 @@ cdef int _index(Page* page) except -1:
     cdef Py_ssize_t i
     while size < <size_t> (2 * page.total):
         size *= 2
-    page.keys = <size_t*> calloc(size, sizeof(size_t))
-    page.values = <int*> malloc(size * sizeof(int))
-    if page.keys is NULL or page.values is NULL:
-        raise MemoryError()
+    page.keys = <size_t*> _room(page.memory, M_KEYS, size * sizeof(size_t))
+    page.values = <int*> _room(page.memory, M_VALUES, size * sizeof(int))
+    memset(page.keys, 0, size * sizeof(size_t))
     page.mask = size - 1
     for i in range(page.total):
         h = _hash(<size_t> page.nodes[i].c) & page.mask
@@ -818,11 +871,17 @@ def line_features(cetree._Element root, lines, str title=""):
     cdef int* chain = NULL
     cdef long long* integers = NULL
     cdef double* floats = NULL
+    cdef Memory own
+    global _kept_busy
+    memset(&own, 0, sizeof(Memory))
+    if _kept_busy:  # a call during a call (a finaliser, another thread): its own memory
+        page.memory = &own
+    else:
+        page.memory = &_kept
+        _kept_busy = True
     try:
         page.cap = _count(body_node) + 2  # and the body's parent and grandparent
-        page.nodes = <Node*> malloc(page.cap * sizeof(Node))
-        if page.nodes is NULL:
-            raise MemoryError()
+        page.nodes = <Node*> _room(page.memory, M_NODES, page.cap * sizeof(Node))
         if _number(&page, body_node) < 0:
             return None
         page.n = page.total
@@ -832,21 +891,18 @@ def line_features(cetree._Element root, lines, str title=""):
         if _measure(&page) < 0:
             return None
         _containers(&page, [], {})
-        chain = <int*> malloc((page.n + 1) * sizeof(int))
-        integers = <long long*> malloc((3 * n + 1) * sizeof(long long))
-        floats = <double*> malloc(2 * n * sizeof(double))
-        if chain is NULL or integers is NULL or floats is NULL:
-            raise MemoryError()
+        chain = <int*> _room(page.memory, M_CHAIN, (page.n + 1) * sizeof(int))
+        integers = <long long*> _room(page.memory, M_INTEGERS, (3 * n + 1) * sizeof(long long))
+        floats = <double*> _room(page.memory, M_FLOATS, 2 * n * sizeof(double))
         return _features(&page, todo, title, chain, integers, floats, {})
     except _HandBack:
         return None
     finally:
-        free(page.nodes)
-        free(page.keys)
-        free(page.values)
-        free(chain)
-        free(integers)
-        free(floats)
+        if page.memory is &_kept:
+            _give_back(&_kept, False)
+            _kept_busy = False
+        else:
+            _give_back(page.memory, True)
 
 
 cdef inline bint _same_lower(const unsigned char* text, const char* word, Py_ssize_t size) noexcept nogil:
@@ -892,13 +948,7 @@ cdef Py_ssize_t _distinct(const unsigned char* data, Py_ssize_t size, Py_ssize_t
         slots *= 2
     mask = slots - 1
     # Per slot: the token's start + 1 (0: empty) and its size.
-    cdef Py_ssize_t* grown
-    if <Py_ssize_t> slots > scratch.table_cap:
-        grown = <Py_ssize_t*> realloc(scratch.table, 2 * slots * sizeof(Py_ssize_t))
-        if grown is NULL:
-            raise MemoryError()
-        scratch.table, scratch.table_cap = grown, slots
-    cdef Py_ssize_t* table = scratch.table
+    cdef Py_ssize_t* table = <Py_ssize_t*> _room(scratch.memory, M_TABLE, 2 * slots * sizeof(Py_ssize_t))
     memset(table, 0, 2 * slots * sizeof(Py_ssize_t))
     cdef Py_ssize_t k = 0, start, count = 0, length
     if True:
@@ -930,10 +980,7 @@ cdef struct Title:
 
 
 cdef struct Scratch:
-    unsigned char* text  # a line with its safe non-ASCII characters as blanks
-    Py_ssize_t text_cap
-    Py_ssize_t* table  # _distinct's hash table
-    Py_ssize_t table_cap
+    Memory* memory  # M_TEXT: a line with its safe non-ASCII characters as blanks; M_TABLE: _distinct's table
 
 
 cdef const unsigned char* _plain(str text, Scratch* scratch) except? NULL:
@@ -943,25 +990,21 @@ cdef const unsigned char* _plain(str text, Scratch* scratch) except? NULL:
     cdef unsigned int kind
     cdef void* data
     cdef Py_UCS4 cp
-    cdef unsigned char* grown
+    cdef unsigned char* copy
     if PyUnicode_IS_ASCII(text):
         return <const unsigned char*> PyUnicode_DATA(text)
-    if size > scratch.text_cap:
-        grown = <unsigned char*> realloc(scratch.text, size + 16)
-        if grown is NULL:
-            raise MemoryError()
-        scratch.text, scratch.text_cap = grown, size + 16
+    copy = <unsigned char*> _room(scratch.memory, M_TEXT, size + 1)
     kind = PyUnicode_KIND(text)
     data = PyUnicode_DATA(text)
     for i in range(size):
         cp = PyUnicode_READ(kind, data, i)
         if cp < 128:
-            scratch.text[i] = <unsigned char> cp
+            copy[i] = <unsigned char> cp
         elif cp < SEP_BELOW and _SEP[cp]:
-            scratch.text[i] = 32
+            copy[i] = 32
         else:
             return NULL
-    return scratch.text
+    return copy
 
 
 cdef Py_ssize_t _scan(const unsigned char* data, Py_ssize_t size, Title* title, Py_ssize_t* shared,
@@ -995,6 +1038,65 @@ cdef Py_ssize_t _scan(const unsigned char* data, Py_ssize_t size, Title* title, 
                 commas[0] += 1
             k += 1
     return words
+
+
+cdef inline object _f(double value):
+    """``value`` as a Python float (the shared 0.0, 1.0 and -1.0 when it is one of them)."""
+    if value == 0.0 and not signbit(value):
+        return ZERO
+    if value == 1.0:
+        return ONE
+    if value == -1.0:
+        return MINUS_ONE
+    return PyFloat_FromDouble(value)
+
+
+cdef inline object _log1p(Py_ssize_t k):
+    return _LOG1P[k] if 0 <= k < LOGS else PyFloat_FromDouble(log1p(<double> k))
+
+
+DEF TITLE_WORDS = 64
+
+
+cdef bint _title_words(str title, Scratch* scratch, Title* out) except -1:
+    """The title's distinct tokens (``set(_TOKEN.findall(title.lower()))``) in ``out``, lower case,
+    when the title tokenises in C (see :func:`_plain`) into at most ``TITLE_WORDS`` of them."""
+    cdef Py_ssize_t size = PyUnicode_GET_LENGTH(title), k = 0, start, t, count = 0
+    cdef const unsigned char* plain = _plain(title, scratch)
+    cdef unsigned char* lower
+    cdef char* block
+    cdef bint seen
+    if plain is NULL:
+        return False
+    # One block: the title in lower case, then the words' pointers, sizes and found flags.
+    cdef Py_ssize_t words_at = ((size + 8) // 8) * 8  # after the title and its NUL, aligned
+    block = <char*> _room(scratch.memory, M_TITLE, words_at + TITLE_WORDS * (sizeof(char*) + sizeof(Py_ssize_t) + 1))
+    lower = <unsigned char*> block
+    out.words = <const char**> (block + words_at)
+    out.sizes = <Py_ssize_t*> (<char*> out.words + TITLE_WORDS * sizeof(char*))
+    out.found = <char*> out.sizes + TITLE_WORDS * sizeof(Py_ssize_t)
+    for k in range(size):
+        lower[k] = plain[k] + 32 if 65 <= plain[k] <= 90 else plain[k]
+    k = 0
+    while k < size:
+        if not _WORD[lower[k]]:
+            k += 1
+            continue
+        start = k
+        while k < size and _WORD[lower[k]]:
+            k += 1
+        seen = False
+        for t in range(count):
+            if out.sizes[t] == k - start and memcmp(out.words[t], lower + start, k - start) == 0:
+                seen = True
+                break
+        if not seen:
+            if count == TITLE_WORDS:
+                return False
+            out.words[count], out.sizes[count] = <const char*> (lower + start), k - start
+            count += 1
+    out.count = out.ascii = count
+    return True
 
 
 cdef list _features(Page* page, list lines, str title, int* chain, long long* integers, double* floats, dict memo):
@@ -1094,25 +1196,32 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
     container_share = <double> chosen_chars / <double> body_chars
     page_chars = cumulative[n] if cumulative[n] else 1
     # The title's words: those in plain ASCII are looked for in C.
-    title_tokens = set(_TOKEN.findall(title.lower()))
-    ascii_title = [word.encode() for word in title_tokens if word.isascii()]
     cdef Title words_of_title
-    words_of_title.count = len(title_tokens)
-    words_of_title.ascii = len(ascii_title)
-    words_of_title.words, words_of_title.sizes, words_of_title.found = NULL, NULL, NULL
     cdef Scratch scratch
-    scratch.text, scratch.text_cap, scratch.table, scratch.table_cap = NULL, 0, NULL, 0
+    scratch.memory = page.memory
+    words_of_title.words, words_of_title.sizes, words_of_title.found = NULL, NULL, NULL
+    title_tokens = None  # set(_TOKEN.findall(title.lower())), made when a line or the title needs Python
+    ascii_title = None
+    if not _title_words(title, &scratch, &words_of_title):
+        title_tokens = set(_TOKEN.findall(title.lower()))
+        ascii_title = [word.encode() for word in title_tokens if word.isascii()]
+        words_of_title.count = len(title_tokens)
+        words_of_title.ascii = len(ascii_title)
     count_title = words_of_title.count
+    share = _f(container_share)
+    block_measures = [None] * page.n
+    none_measures = None
     rows = []
     try:
-        words_of_title.found = <char*> malloc(words_of_title.ascii + 1)
-        words_of_title.words = <const char**> malloc((words_of_title.ascii + 1) * sizeof(char*))
-        words_of_title.sizes = <Py_ssize_t*> malloc((words_of_title.ascii + 1) * sizeof(Py_ssize_t))
-        if words_of_title.found is NULL or words_of_title.words is NULL or words_of_title.sizes is NULL:
-            raise MemoryError()
-        for t in range(words_of_title.ascii):
-            words_of_title.words[t] = <const char*> (<bytes> ascii_title[t])
-            words_of_title.sizes[t] = len(<bytes> ascii_title[t])
+        if ascii_title is not None:
+            words_of_title.found = <char*> malloc(words_of_title.ascii + 1)
+            words_of_title.words = <const char**> malloc((words_of_title.ascii + 1) * sizeof(char*))
+            words_of_title.sizes = <Py_ssize_t*> malloc((words_of_title.ascii + 1) * sizeof(Py_ssize_t))
+            if words_of_title.found is NULL or words_of_title.words is NULL or words_of_title.sizes is NULL:
+                raise MemoryError()
+            for t in range(words_of_title.ascii):
+                words_of_title.words[t] = <const char*> (<bytes> ascii_title[t])
+                words_of_title.sizes[t] = len(<bytes> ascii_title[t])
         for i in range(n):
             text = <str> texts[i]
             node = &page.nodes[owners[i]] if owners[i] >= 0 else &none
@@ -1123,6 +1232,8 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 words = _scan(data, size, &words_of_title, &shared, &commas)
                 distinct = _distinct(data, size, words, &scratch) if shared else 0
             else:
+                if title_tokens is None:
+                    title_tokens = set(_TOKEN.findall(title.lower()))
                 tokens = _TOKEN.findall(text.lower())
                 words = len(tokens)
                 token_set = set(tokens)
@@ -1130,16 +1241,17 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 shared = len(token_set & title_tokens)
                 commas = text.count(",")
             row = list(_ZERO_ROW)
-            row[0] = log_chars[i]
-            row[1] = log1p(<double> words)
-            row[2] = links[i]
+            row[0] = _log1p(cumulative[i + 1] - cumulative[i])
+            row[1] = _log1p(words)
+            row[2] = link_density = _f(links[i])
             ends = _ends_sentence(text)
             row[3] = ONE if ends else ZERO
-            row[4] = <double> commas / <double> (words if words > 1 else 1)
-            row[5] = <double> i / <double> (n - 1 if n > 2 else 1)
-            row[6] = <double> (node.boiler if node.boiler < 3 else 3) / 3.0
-            row[7] = <double> (node.content if node.content < 3 else 3) / 3.0
-            row[8] = <double> node.depth / 30.0
+            if commas:
+                row[4] = <double> commas / <double> (words if words > 1 else 1)
+            row[5] = _f(<double> i / <double> (n - 1 if n > 2 else 1))
+            row[6] = _THIRDS[node.boiler if node.boiler < 3 else 3]
+            row[7] = _THIRDS[node.content if node.content < 3 else 3]
+            row[8] = _DEPTHS[node.depth] if node.depth < LOGS else PyFloat_FromDouble(<double> node.depth / 30.0)
             row[9] = ONE if inside else ZERO
             if best > 0:
                 value = node.near / best
@@ -1147,8 +1259,9 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                     value = 1.0
                 if not value > -1.0:
                     value = -1.0
-                row[10] = value
-            row[11] = links[i] if inside else 0.0
+                row[10] = _f(value)
+            if inside:
+                row[11] = link_density
             bits = node.tags
             t = 0
             while bits:
@@ -1165,18 +1278,18 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 row[k + 1] = <double> shared / <double> count_title
             before = first_in - i if i < first_in else 0
             after = i - last_in if i > last_in else 0
-            row[k + 2] = <double> (before if before < 20 else 20) / 20.0
-            row[k + 3] = <double> (after if after < 20 else 20) / 20.0
+            row[k + 2] = _TWENTIETHS[before if before < 20 else 20]
+            row[k + 3] = _TWENTIETHS[after if after < 20 else 20]
             row[k + 4] = ONE if before == 1 else ZERO
             row[k + 5] = ONE if 0 < before <= 3 else ZERO
             lo = i - 3 if i > 3 else 0
             hi = i + 4 if i + 4 < n else n
             row[k + 6] = _window_sum(log_chars, lo, hi) / <double> (hi - lo)
-            row[k + 7] = _window_sum(links, lo, hi) / <double> (hi - lo)
+            row[k + 7] = _f(_window_sum(links, lo, hi) / <double> (hi - lo))
             if inside:
-                row[k + 8] = <double> (node.boiler_below if node.boiler_below < 3 else 3) / 3.0
-                row[k + 9] = <double> (node.content_below if node.content_below < 3 else 3) / 3.0
-                row[k + 10] = <double> (node.depth_below if node.depth_below < 15 else 15) / 15.0
+                row[k + 8] = _THIRDS[node.boiler_below if node.boiler_below < 3 else 3]
+                row[k + 9] = _THIRDS[node.content_below if node.content_below < 3 else 3]
+                row[k + 10] = _FIFTEENTHS[node.depth_below if node.depth_below < 15 else 15]
             else:
                 row[k + 8] = row[k + 9] = row[k + 10] = MINUS_ONE
             block = node.block
@@ -1188,26 +1301,34 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 block_node = NULL
                 block_chars = 0
                 count, sentences, block_log = none_count, none_sentences, none_log
-            row[k + 11] = <double> block_chars / <double> body_chars
-            if block >= 0 and block_chars:
-                row[k + 12] = <double> block_node.links / <double> block_chars
-            row[k + 13] = log1p(<double> count)
-            row[k + 14] = <double> sentences / <double> count
-            row[k + 15] = block_log / <double> count
-            row[k + 16] = log_chars[i] - max_log
-            row[k + 17] = <double> cumulative[i] / <double> page_chars
-            row[k + 18] = container_share
+            # The block's five measures, made once per block.
+            measures = block_measures[block] if block >= 0 else none_measures
+            if measures is None:
+                measures = (
+                    _f(<double> block_chars / <double> body_chars),
+                    _f(<double> block_node.links / <double> block_chars) if block >= 0 and block_chars else ZERO,
+                    _log1p(count),
+                    _f(<double> sentences / <double> count),
+                    _f(block_log / <double> count),
+                )
+                if block >= 0:
+                    block_measures[block] = measures
+                else:
+                    none_measures = measures
+            row[k + 11], row[k + 12], row[k + 13], row[k + 14], row[k + 15] = measures
+            row[k + 16] = _f(log_chars[i] - max_log)
+            row[k + 17] = _f(<double> cumulative[i] / <double> page_chars)
+            row[k + 18] = share
             if i > last_in >= 0:
                 row[k + 19] = <double> (cumulative[i] - cumulative[last_in + 1]) / <double> page_chars
             if block >= 0 and (block_node.chosen or (block_node.parent >= 0 and page.nodes[block_node.parent].chosen)):
                 row[k + 20] = ONE
-            row[k + 21] = <double> (node.comments if node.comments < 3 else 3) / 3.0
+            row[k + 21] = _THIRDS[node.comments if node.comments < 3 else 3]
             row[k + 22] = ONE if node.unlikely else ZERO
             rows.append(row)
     finally:
-        free(words_of_title.found)
-        free(words_of_title.words)
-        free(words_of_title.sizes)
-        free(scratch.text)
-        free(scratch.table)
+        if ascii_title is not None:
+            free(words_of_title.found)
+            free(words_of_title.words)
+            free(words_of_title.sizes)
     return rows
