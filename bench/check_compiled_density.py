@@ -30,7 +30,7 @@ def first_difference(slow: list[list[float]], fast: list[list[float]]) -> str:
         return f"{len(fast)} rows instead of {len(slow)}"
     for i, (a, b) in enumerate(zip(slow, fast, strict=True)):
         if a != b:
-            names = [f"{name}: {x!r} != {y!r}" for name, x, y in zip(density.FEATURES, a, b) if x != y]
+            names = [f"{name}: {x!r} != {y!r}" for name, x, y in zip(density.FEATURES, a, b, strict=False) if x != y]
             return f"line {i}: {'; '.join(names[:4])}"
     return ""
 
