@@ -477,24 +477,6 @@ cdef int _add(Page* page, xmlNode* c, int parent) except -1:
     return 0
 
 
-cdef Py_ssize_t _count(xmlNode* top) noexcept nogil:
-    """How many nodes :func:`_number` numbers under ``top`` (at most: it may stop early)."""
-    cdef Py_ssize_t count = 1
-    cdef xmlNode* c = top.children
-    while c is not NULL and top.type == tree.XML_ELEMENT_NODE:
-        if c.type == tree.XML_ELEMENT_NODE or c.type == tree.XML_COMMENT_NODE or c.type == tree.XML_PI_NODE:
-            count += 1
-        if c.children is not NULL and c.type == tree.XML_ELEMENT_NODE:
-            c = c.children
-            continue
-        while c is not top and c.next is NULL:
-            c = c.parent
-        if c is top:
-            break
-        c = c.next
-    return count
-
-
 cdef int _number(Page* page, xmlNode* body) except -2:
     """Number ``body`` and its elements, comments and processing instructions in
     document order (``body.iter()``), with each one's parent and the end of its
@@ -855,7 +837,7 @@ def line_features(cetree._Element root, lines, str title=""):
     body = _find_body(root)
     if body is None:
         return None
-    cdef list todo = list(lines)
+    cdef list todo = lines if type(lines) is list else list(lines)
     if not todo:
         return []
     cdef xmlNode* body_node = (<cetree._Element> body)._c_node
@@ -880,8 +862,9 @@ def line_features(cetree._Element root, lines, str title=""):
         page.memory = &_kept
         _kept_busy = True
     try:
-        page.cap = _count(body_node) + 2  # and the body's parent and grandparent
-        page.nodes = <Node*> _room(page.memory, M_NODES, page.cap * sizeof(Node))
+        # As many nodes as the kept memory holds (it grows when a page needs more).
+        page.nodes = <Node*> _room(page.memory, M_NODES, 256 * sizeof(Node))
+        page.cap = page.memory.size[M_NODES] // sizeof(Node)
         if _number(&page, body_node) < 0:
             return None
         page.n = page.total
@@ -1133,10 +1116,13 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
         if page.nodes[i].chosen and page.nodes[i].score > best:
             best = page.nodes[i].score
     # Per line: its owner (the element of its first piece), own tag and link density.
+    texts = [None] * n
     for i in range(n):
         link = total = 0
         owners[i] = own_tags[i] = -1
-        for slot in lines[i].slots:
+        line = lines[i]
+        texts[i] = line.text
+        for slot in line.slots:
             el, tail_flag = slot
             c = (<cetree._Element?> el)._c_node
             is_tail = tail_flag
@@ -1168,7 +1154,6 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
     if last_in < 0:
         first_in = n
     # Lengths, blocks' lines, the page's characters.
-    texts = [line.text for line in lines]
     cumulative[0] = 0
     max_log = 0.0
     for i in range(n):
