@@ -17,15 +17,25 @@ instead of through element proxies and dictionaries keyed by them.
   function's float arithmetic in the same order and its tie-breaking (the
   first best in the order the candidates were first voted for).
 * Each line's ancestry (tags on its path, class/id words, depth, block...) is
-  memoised per element, top-down, as ``_Ancestry`` does; the class/id regexes
-  stay Python ``re`` calls memoised per distinct class/id string.
-* The line features: tokens, commas and the title words of plain ASCII lines
-  are counted in C; other lines use the Python expressions.
+  memoised per element, top-down, as ``_Ancestry`` does.  The class/id regexes
+  are alternations of plain words (checked when the module starts): on plain
+  ASCII values they are matched in C (ASCII case folding, ``\\b`` as a word
+  boundary), once per distinct value of the page; other values go to the
+  regexes themselves.
+* The line features: tokens, commas and title words are counted in C for the
+  lines (and the title) whose characters are ASCII or "safe" non-ASCII ones
+  (not ``\\w``, unchanged by ``str.lower()``: ``’``, ``—``, ``¶``...); other
+  lines use the Python expressions.  Floats the rows repeat are made once.
+* Working memory is kept between calls (``_kept``): a large ``malloc`` right
+  after a parse makes glibc consolidate the parse's freed chunks, a cost that
+  should not be paid here on every page.
 
 Rare inputs are handed back: :func:`line_features` returns ``None`` (the caller
 then runs the Python function) for a page without a body, namespaced elements,
 entity-reference or other unusual nodes, text that is not valid UTF-8,
-attribute values that are not one text node, and slots outside the body.
+attribute values that are not one text node, slots outside the body or on a
+comment's own text, and a Python whose ``sum`` adds floats in a way this module
+does not reproduce.
 
 Optional: when this module was not built (no C compiler at install time) or
 was built against another lxml, ``density`` uses its Python function.
@@ -175,7 +185,28 @@ cdef int _init() except -1:
         ch = chr(i)
         _SEP[i] = 1 if i >= 128 and d._TOKEN.match(ch) is None and ch.lower() == ch else 0
     _load_words(d)
+    _check_sums()
     _d = d
+    return 0
+
+
+cdef bint _sums_agree = True
+
+
+cdef int _check_sums() except -1:
+    """Whether :func:`_window_sum` adds floats as this Python's ``sum`` does (plain before 3.12,
+    compensated since); when not, every page is handed back to Python."""
+    global _sums_agree
+    cdef double values[8]
+    cdef Py_ssize_t k
+    for case in (
+        [1.0, 1e100, 1.0, -1e100], [0.1] * 7, [0.3, 0.2, 0.1, 1e-17, 5.0], [log1p(k) for k in range(7)],
+        [2.0 ** -60, 1.0, -1.0, 2.0 ** -60], [0.7, 0.0, 1.0, 1.0 / 3.0, 0.2],
+    ):
+        for k in range(len(case)):
+            values[k] = case[k]
+        if _window_sum(values, 0, len(case)) != sum(case):
+            _sums_agree = False
     return 0
 
 
@@ -835,7 +866,7 @@ def line_features(cetree._Element root, lines, str title=""):
     page has what this module hands back to the Python function."""
     _init()
     body = _find_body(root)
-    if body is None:
+    if body is None or not _sums_agree:
         return None
     cdef list todo = lines if type(lines) is list else list(lines)
     if not todo:
@@ -1093,7 +1124,6 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
     cdef double* links = floats + n
     cdef double max_log, best = 0.0, value, container_share, block_log
     cdef xmlNode* c
-    cdef xmlNode* oc
     cdef Node* node
     cdef Node* block_node
     cdef Node none
@@ -1101,10 +1131,6 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
     cdef double none_log = 0.0
     cdef bint is_tail, inside, ends
     cdef const unsigned char* data
-    cdef unsigned char b
-    cdef char* found = NULL
-    cdef const char** title_words = NULL
-    cdef Py_ssize_t* title_sizes = NULL
     cdef unsigned long long bits
     none.tags = 0
     none.boiler = none.content = none.depth = none.boiler_below = none.content_below = none.depth_below = 0
