@@ -115,7 +115,7 @@ cdef int _word_bit[MAX_WORDS]
 cdef int _bucket[257]  # the words starting with byte b: _bucket[b] to _bucket[b + 1] - 1
 cdef unsigned char _WORD[256]  # the bytes of ``\\w`` in ASCII: [A-Za-z0-9_]
 DEF SEP_BELOW = 0x3000
-cdef unsigned char _SEP[SEP_BELOW]  # code points that split tokens as a blank does (see _init)
+cdef unsigned char _SEP[SEP_BELOW]  # per code point: 0 not known yet, 1 splits tokens as a blank does, 2 not
 cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
 cdef bint _c_words = False
 cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
@@ -179,11 +179,6 @@ cdef int _init() except -1:
     _DEPTHS[:] = [<double> k / 30.0 for k in range(LOGS)]
     for i in range(256):
         _WORD[i] = 1 if (97 <= i <= 122) or (65 <= i <= 90) or (48 <= i <= 57) or i == 95 else 0
-    # Non-ASCII characters a line can hold and still be tokenised in C: not ``\\w`` (nor the comma),
-    # and unchanged by ``str.lower()`` (so they split ASCII tokens exactly as a blank does).
-    for i in range(SEP_BELOW):
-        ch = chr(i)
-        _SEP[i] = 1 if i >= 128 and d._TOKEN.match(ch) is None and ch.lower() == ch else 0
     _load_words(d)
     _check_sums()
     _d = d
@@ -1014,11 +1009,20 @@ cdef const unsigned char* _plain(str text, Scratch* scratch) except? NULL:
         cp = PyUnicode_READ(kind, data, i)
         if cp < 128:
             copy[i] = <unsigned char> cp
-        elif cp < SEP_BELOW and _SEP[cp]:
+        elif cp < SEP_BELOW and (_SEP[cp] or _learn_sep(cp)) == 1:
             copy[i] = 32
         else:
             return NULL
     return copy
+
+
+cdef int _learn_sep(Py_UCS4 cp) except -1:
+    """Whether a non-ASCII character can stand in a line tokenised in C: not ``\\w`` (nor the
+    comma), and unchanged by ``str.lower()`` (so it splits ASCII tokens exactly as a blank does);
+    learnt once per character."""
+    ch = chr(cp)
+    _SEP[cp] = 1 if _TOKEN.match(ch) is None and ch.lower() == ch else 2
+    return _SEP[cp]
 
 
 cdef Py_ssize_t _scan(const unsigned char* data, Py_ssize_t size, Title* title, Py_ssize_t* shared,
