@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
+from scrapy_detemplate import _compiled as _compiled_modules
 from scrapy_detemplate._html import SKIP_TAGS, Line, find_body
 
 _BOILER = re.compile(
@@ -245,7 +246,20 @@ class _Ancestry:
 
 
 def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
-    """One feature vector per line (see :data:`FEATURES`)."""
+    """One feature vector per line (see :data:`FEATURES`).
+
+    Compiled (``methods/_density.pyx``, the same numbers) when it was built;
+    the compiled function hands the rare pages it does not handle back here.
+    """
+    if _compiled is not None:
+        rows = _compiled.line_features(root, lines, title)
+        if rows is not None:
+            return rows  # type: ignore[no-any-return]
+    return _line_features_py(root, lines, title)
+
+
+def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
+    """:func:`line_features` in Python: the reference, and the fallback when the extension is not built."""
     body = find_body(root)
     scores, chosen, chars_of, links_of = _containers(body) if body is not None else ({}, set(), {}, {})
     best = max((scores[c] for c in chosen), default=0.0)
@@ -354,3 +368,7 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
             ]
         )
     return features
+
+
+#: The compiled line features (``methods/_density.pyx``), or None when not built (see ``_compiled.status()``).
+_compiled = _compiled_modules.load("scrapy_detemplate.methods._density")

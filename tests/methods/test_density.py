@@ -1,7 +1,25 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+
 from scrapy_detemplate._html import parse_html, visible_lines
+from scrapy_detemplate.methods import density
 from scrapy_detemplate.methods.density import FEATURES, container_scores, line_features
+
+
+@pytest.fixture(autouse=True, scope="module", params=["compiled", "python"])
+def features_by(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs with the compiled line features (``_density``, when built) and the Python ones."""
+    saved = density._compiled
+    if request.param == "python":
+        density._compiled = None
+    elif saved is None:
+        pytest.skip("the compiled line features are not built here (test_density_compiled.py says why)")
+    yield request.param
+    density._compiled = saved
+
 
 ARTICLE = " ".join(["A sentence of the story, with a comma, long enough to count."] * 4)
 PAGE = f"""<html><head><title>Big story today</title></head><body>
