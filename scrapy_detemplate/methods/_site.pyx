@@ -29,13 +29,13 @@ the Python functions run.
 
 from libc.math cimport exp
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, strcmp
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, strcmp, strlen
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact, PyLong_FromLongLong
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact, PyLong_FromLongLong
 from cpython.object cimport Py_LE, PyObject, PyObject_RichCompareBool
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 
@@ -78,28 +78,29 @@ cdef extern from *:
         v[c] = v[c] + v[d];       v[b] = SD_ROTR64(v[b] ^ v[c], 24); \\
         v[a] = v[a] + v[b] + (y); v[d] = SD_ROTR64(v[d] ^ v[a], 16); \\
         v[c] = v[c] + v[d];       v[b] = SD_ROTR64(v[b] ^ v[c], 63); } while (0)
+    #define SD_ROUND(r) do { \\
+        SD_G(0, 4, 8, 12, m[sd_b2_sigma[r][0]], m[sd_b2_sigma[r][1]]); \\
+        SD_G(1, 5, 9, 13, m[sd_b2_sigma[r][2]], m[sd_b2_sigma[r][3]]); \\
+        SD_G(2, 6, 10, 14, m[sd_b2_sigma[r][4]], m[sd_b2_sigma[r][5]]); \\
+        SD_G(3, 7, 11, 15, m[sd_b2_sigma[r][6]], m[sd_b2_sigma[r][7]]); \\
+        SD_G(0, 5, 10, 15, m[sd_b2_sigma[r][8]], m[sd_b2_sigma[r][9]]); \\
+        SD_G(1, 6, 11, 12, m[sd_b2_sigma[r][10]], m[sd_b2_sigma[r][11]]); \\
+        SD_G(2, 7, 8, 13, m[sd_b2_sigma[r][12]], m[sd_b2_sigma[r][13]]); \\
+        SD_G(3, 4, 9, 14, m[sd_b2_sigma[r][14]], m[sd_b2_sigma[r][15]]); } while (0)
     static void sd_b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
         uint64_t v[16], m[16];
-        int i, j;
+        int i;
         for (i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = sd_b2_iv[i]; }
         v[12] ^= t;
         if (last) v[14] = ~v[14];
         for (i = 0; i < 16; i++) {
-            uint64_t w = 0;
-            for (j = 7; j >= 0; j--) w = (w << 8) | block[8 * i + j];
-            m[i] = w;
+            const uint8_t *q = block + 8 * i;
+            m[i] = (uint64_t)q[0] | ((uint64_t)q[1] << 8) | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24)
+                 | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) | ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
         }
-        for (i = 0; i < 12; i++) {
-            const uint8_t *s = sd_b2_sigma[i];
-            SD_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
-            SD_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
-            SD_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
-            SD_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
-            SD_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
-            SD_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
-            SD_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
-            SD_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
-        }
+        /* Unrolled: constant sigma indexes, so the message words stay in registers. */
+        SD_ROUND(0); SD_ROUND(1); SD_ROUND(2); SD_ROUND(3); SD_ROUND(4); SD_ROUND(5);
+        SD_ROUND(6); SD_ROUND(7); SD_ROUND(8); SD_ROUND(9); SD_ROUND(10); SD_ROUND(11);
         for (i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
     }
     /* The first 8 bytes of BLAKE2b-64(data), as the little-endian word hashlib's digest() spells. */
@@ -243,10 +244,27 @@ cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
     cdef bint gap = False
     cdef Py_ssize_t chars = 0
     cdef int w, k
+    cdef unsigned char c
+    cdef char* out
     while node is not NULL:
         p = <const unsigned char*> node.content
         if p is not NULL:
+            _reserve(b, strlen(<const char*> p) + 1)  # the most this node adds: a space, then its bytes
+            out = b.data + b.size
             while p[0]:
+                c = p[0]
+                if 32 < c < 0x80 or (c < 28 and not 9 <= c <= 13):  # plain ASCII, not white space
+                    if gap and words:
+                        out[0] = 32
+                        out += 1
+                        chars += 1
+                    gap = False
+                    out[0] = c
+                    out += 1
+                    p += 1
+                    chars += 1
+                    words = True
+                    continue
                 w = _space(p)
                 if w:
                     gap = True
@@ -255,18 +273,18 @@ cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
                 w = _char_bytes(p)
                 if w == 0:
                     return -1
-                _reserve(b, w + 1)
                 if gap and words:
-                    b.data[b.size] = 32
-                    b.size += 1
+                    out[0] = 32
+                    out += 1
                     chars += 1
+                gap = False
                 for k in range(w):
-                    b.data[b.size + k] = p[k]
-                b.size += w
+                    out[k] = p[k]
+                out += w
                 p += w
                 chars += 1
                 words = True
-                gap = False
+            b.size = out - b.data
         node = _text_or_skip(node.next)
     return chars
 
@@ -288,78 +306,164 @@ cdef inline xmlNode* _parent(xmlNode* c) noexcept nogil:
 
 
 cdef tuple _LAYOUT = ()  # segments.LAYOUT_TAGS in UTF-8
+cdef char _LAYOUT_FIRST[256]  # whether some layout tag starts with this byte
 
 
 cdef inline bint _layout(const char* name) noexcept:
     cdef bytes s
+    if not _LAYOUT_FIRST[<unsigned char> name[0]]:
+        return False
     for s in _LAYOUT:
         if strcmp(name, s) == 0:
             return True
     return False
 
 
-cdef class _Paths:
-    """``segment_lines``'s memo: element -> (path, block), filled top-down."""
+cdef inline bint _is_body(const char* name) noexcept nogil:
+    return name[0] == c'b' and strcmp(name, "body") == 0
 
-    cdef dict index  # node address -> entry number
-    cdef list paths  # entry -> path as UTF-8 bytes
-    cdef list blocks  # entry -> block number
+
+cdef class _Memo:
+    """``segment_lines``'s memo: element -> (path, block), in C arrays.
+
+    A hash table from node address to entry number; an entry's path is a slice
+    of one byte arena.  Blocks are numbered as the Python function numbers them.
+    """
+
+    cdef size_t* slots  # node addresses (0: empty)
+    cdef Py_ssize_t* slot_entry
+    cdef Py_ssize_t mask
+    cdef Py_ssize_t count
+    cdef Py_ssize_t* path_at
+    cdef Py_ssize_t* path_len
+    cdef Py_ssize_t* block
+    cdef Py_ssize_t cap
+    cdef Buf arena
     cdef list block_elements
     cdef list block_parents
     cdef cetree._Document doc
 
     def __cinit__(self):
-        self.index = {}
-        self.paths = []
-        self.blocks = []
+        self.mask = 255
+        self.slots = <size_t*> calloc(self.mask + 1, sizeof(size_t))
+        self.slot_entry = <Py_ssize_t*> malloc((self.mask + 1) * sizeof(Py_ssize_t))
+        self.cap = 128
+        self.path_at = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
+        self.path_len = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
+        self.block = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
+        self.arena.data, self.arena.size, self.arena.cap = NULL, 0, 0
+        if not (self.slots and self.slot_entry and self.path_at and self.path_len and self.block):
+            raise MemoryError()
         self.block_elements = []
         self.block_parents = []
 
-    cdef inline Py_ssize_t find(self, xmlNode* c):
-        cdef PyObject* found = PyDict_GetItem(self.index, <size_t> c)
-        return -1 if found is NULL else <Py_ssize_t> <object> found
+    def __dealloc__(self):
+        free(self.slots)
+        free(self.slot_entry)
+        free(self.path_at)
+        free(self.path_len)
+        free(self.block)
+        free(self.arena.data)
 
-    cdef inline Py_ssize_t add(self, xmlNode* c, bytes path, Py_ssize_t block):
-        cdef Py_ssize_t n = len(self.paths)
-        self.paths.append(path)
-        self.blocks.append(block)
-        self.index[<size_t> c] = n
+    cdef inline Py_ssize_t _slot(self, size_t key) noexcept:
+        cdef Py_ssize_t i = <Py_ssize_t> (((key >> 4) * <size_t> 0x9E3779B97F4A7C15ULL) >> 40) & self.mask
+        while self.slots[i] != 0 and self.slots[i] != key:
+            i = (i + 1) & self.mask
+        return i
+
+    cdef inline Py_ssize_t find(self, xmlNode* c) noexcept:
+        cdef Py_ssize_t i = self._slot(<size_t> c)
+        return self.slot_entry[i] if self.slots[i] != 0 else -1
+
+    cdef int _grow(self) except -1:
+        cdef size_t* old = self.slots
+        cdef Py_ssize_t* old_entry = self.slot_entry
+        cdef Py_ssize_t n = self.mask + 1, i, j
+        self.mask = 2 * n - 1
+        self.slots = <size_t*> calloc(2 * n, sizeof(size_t))
+        self.slot_entry = <Py_ssize_t*> malloc(2 * n * sizeof(Py_ssize_t))
+        if self.slots is NULL or self.slot_entry is NULL:
+            free(old)
+            free(old_entry)
+            raise MemoryError()
+        for i in range(n):
+            if old[i] != 0:
+                j = self._slot(old[i])
+                self.slots[j] = old[i]
+                self.slot_entry[j] = old_entry[i]
+        free(old)
+        free(old_entry)
+        return 0
+
+    cdef Py_ssize_t add(self, xmlNode* c, Py_ssize_t parent, Py_ssize_t block) except -1:
+        """A new entry for ``c``: the path of entry ``parent`` (-1: none) then ``/name``, and ``block``."""
+        cdef Py_ssize_t n = self.count, i, at, length
+        cdef const char* name = <const char*> c.name
+        cdef Py_ssize_t name_len = strlen(name)
+        if 2 * (n + 1) > self.mask + 1:
+            self._grow()
+        if n == self.cap:
+            self.cap *= 2
+            self.path_at = <Py_ssize_t*> _grown(self.path_at, self.cap * sizeof(Py_ssize_t))
+            self.path_len = <Py_ssize_t*> _grown(self.path_len, self.cap * sizeof(Py_ssize_t))
+            self.block = <Py_ssize_t*> _grown(self.block, self.cap * sizeof(Py_ssize_t))
+        length = (self.path_len[parent] + 1 + name_len) if parent >= 0 else name_len
+        _reserve(&self.arena, length)
+        at = self.arena.size
+        if parent >= 0:
+            memcpy(self.arena.data + at, self.arena.data + self.path_at[parent], self.path_len[parent])
+            self.arena.data[at + self.path_len[parent]] = c'/'
+        memcpy(self.arena.data + at + length - name_len, name, name_len)
+        self.arena.size += length
+        self.path_at[n], self.path_len[n], self.block[n] = at, length, block
+        i = self._slot(<size_t> c)
+        self.slots[i] = <size_t> c
+        self.slot_entry[i] = n
+        self.count = n + 1
         return n
 
-    cdef inline Py_ssize_t new_block(self, xmlNode* c, Py_ssize_t parent):
+    cdef inline Py_ssize_t new_block(self, xmlNode* c, Py_ssize_t parent) except -1:
         self.block_elements.append(cetree.elementFactory(self.doc, c))
         self.block_parents.append(parent)
         return len(self.block_elements) - 1
 
     cdef Py_ssize_t locate(self, xmlNode* owner) except -2:
         """``_locate``: climb to a known ancestor (or the top), then fill down; -1: ask Python."""
-        cdef list chain = []
+        cdef xmlNode* chain[64]
+        cdef list more = None  # beyond 64 levels
+        cdef Py_ssize_t depth = 0
         cdef xmlNode* el = owner
-        cdef Py_ssize_t known = -1
-        cdef Py_ssize_t i, block
-        cdef bytes path, name
+        cdef Py_ssize_t known = -1, i, block
         while el is not NULL:
-            if el.type != tree.XML_ELEMENT_NODE or el.ns is not NULL:
+            if el.type != tree.XML_ELEMENT_NODE or el.ns is not NULL or el.name is NULL or el.name[0] == 0:
                 return -1
             known = self.find(el)
             if known >= 0:
                 break
-            chain.append(<size_t> el)
-            if strcmp(<const char*> el.name, "body") == 0:
+            if depth < 64:
+                chain[depth] = el
+            else:
+                if more is None:
+                    more = []
+                more.append(<size_t> el)
+            depth += 1
+            if _is_body(<const char*> el.name):
                 break
             el = _parent(el)
-        if known >= 0:
-            path, block = self.paths[known], self.blocks[known]
-        else:
-            path, block = b"", -1
-        for i in range(len(chain) - 1, -1, -1):
-            el = <xmlNode*> <size_t> chain[i]
-            name = <bytes> <const char*> el.name
-            path = path + b"/" + name if path else name
+        block = self.block[known] if known >= 0 else -1
+        for i in range(depth - 1, -1, -1):
+            el = chain[i] if i < 64 else <xmlNode*> <size_t> more[i - 64]
             if block < 0 or _layout(<const char*> el.name):
                 block = self.new_block(el, block)
-            known = self.add(el, path, block)
+            known = self.add(el, known, block)
         return known
+
+
+cdef void* _grown(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q is NULL:
+        raise MemoryError()
+    return q
 
 
 def segment_lines(lines, segmentation):
@@ -368,10 +472,13 @@ def segment_lines(lines, segmentation):
     ``segmentation`` is the ``Segmentation`` class (the result's type).
     """
     global _LAYOUT
+    cdef bytes tag
     if not _LAYOUT:
         from scrapy_detemplate.methods.segments import LAYOUT_TAGS
-        _LAYOUT = tuple(tag.encode() for tag in sorted(LAYOUT_TAGS))
-    cdef _Paths memo = _Paths()
+        _LAYOUT = tuple(t.encode() for t in sorted(LAYOUT_TAGS))
+        for tag in _LAYOUT:
+            _LAYOUT_FIRST[<unsigned char> (<const char*> tag)[0]] = 1
+    cdef _Memo memo = _Memo()
     cdef list keys = []
     cdef list lengths = []
     cdef list blocks = []
@@ -379,22 +486,23 @@ def segment_lines(lines, segmentation):
     cdef Buf b
     b.data, b.size, b.cap = NULL, 0, 0
     cdef Py_ssize_t line_index = -1
-    cdef Py_ssize_t entry, block, chars, start
+    cdef Py_ssize_t entry, block, chars, n
     cdef xmlNode* c
     cdef xmlNode* owner
     cdef xmlNode* parent
-    cdef bytes path
     cdef cetree._Element el
     cdef bint is_tail
     try:
         for line in lines:
             line_index += 1
+            index = None
             for slot in line.slots:
                 el, tail = slot
                 is_tail = tail
                 c = el._c_node
                 if not is_tail and c.type != tree.XML_ELEMENT_NODE:
                     return None
+                # The buffer: path NUL text; the text first, after room for the longest path so far.
                 b.size = 0
                 chars = _collapse(c.next if is_tail else c.children, &b)
                 if chars < 0:
@@ -413,41 +521,36 @@ def segment_lines(lines, segmentation):
                 entry = memo.find(owner)
                 if entry < 0:
                     # Usually the parent is known already: one step down, no climb.
-                    parent = _parent(owner) if strcmp(<const char*> owner.name, "body") != 0 else NULL
+                    parent = _parent(owner) if not _is_body(<const char*> owner.name) else NULL
                     entry = memo.find(parent) if parent is not NULL else -1
-                    if entry >= 0:
-                        block = memo.blocks[entry]
+                    if entry >= 0 and owner.name is not NULL and owner.name[0] != 0:
+                        block = memo.block[entry]
                         if _layout(<const char*> owner.name):
                             block = memo.new_block(owner, block)
-                        entry = memo.add(owner, memo.paths[entry] + b"/" + <bytes> <const char*> owner.name, block)
+                        entry = memo.add(owner, entry, block)
                     else:
                         entry = memo.locate(owner)
                         if entry < 0:
                             return None
-                path = memo.paths[entry]
-                # The key's bytes: path NUL text (the text is in the buffer already).
-                start = b.size
-                _reserve(&b, len(path) + 1)
-                memcpy(b.data + b.size, PyBytes_AS_STRING(path), len(path))
-                b.data[b.size + len(path)] = 0
-                b.size += len(path) + 1
-                keys.append(_hex8(_key_of(&b, start)))
+                keys.append(_hex8(_key_of(&b, memo.arena.data + memo.path_at[entry], memo.path_len[entry])))
                 lengths.append(chars)
-                blocks.append(memo.blocks[entry])
-                line_of.append(line_index)
+                blocks.append(memo.block[entry])
+                if index is None:
+                    index = line_index
+                line_of.append(index)
     finally:
         free(b.data)
     return segmentation(keys, lengths, blocks, line_of, memo.block_elements, memo.block_parents)
 
 
-cdef uint64_t _key_of(Buf* b, Py_ssize_t start) except? 0:
-    """The hash of ``path NUL text`` where the buffer holds ``text`` then, from ``start``, ``path NUL``."""
+cdef uint64_t _key_of(Buf* b, const char* path, Py_ssize_t path_len) except? 0:
+    """The hash of ``path NUL text``, the buffer holding ``text``."""
     cdef Py_ssize_t n = b.size
-    _reserve(b, n)
-    # path NUL, then text: copied after the buffer's content, hashed, and dropped.
-    memcpy(b.data + n, b.data + start, n - start)
-    memcpy(b.data + n + (n - start), b.data, start)
-    return sd_blake2b_8(<const uint8_t*> (b.data + n), n)
+    _reserve(b, n + path_len + 1)
+    memcpy(b.data + n, path, path_len)
+    b.data[n + path_len] = 0
+    memcpy(b.data + n + path_len + 1, b.data, n)
+    return sd_blake2b_8(<const uint8_t*> (b.data + n), n + path_len + 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,99 +692,192 @@ def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
 # ---------------------------------------------------------------------------------------------
 # Forest scoring
 
-cdef class ForestScorer:
-    """``Forest.probability`` for many rows at once: every tree's nodes as flat C arrays."""
+cdef struct Node:
+    double threshold  # at a leaf: 1.0, over a slot holding 0.0 (the step stays put)
+    double value  # at a leaf, rate * value (what the generated code adds)
+    int feature  # the used-feature slot compared (see ForestScorer.used)
+    int child  # the left child (the right one is next to it); at a leaf, the leaf itself
+    int leaf  # whether it is a leaf
 
-    cdef int* feature
-    cdef double* threshold
-    cdef int* left
-    cdef int* right
-    cdef double* leaf  # rate * value, as the generated code adds it
+
+cdef class ForestScorer:
+    """``Forest.probability`` for many rows at once.
+
+    Every tree's nodes are laid out breadth first in one C array, the two
+    children of a node side by side, so a step down is ``child + (not x <= t)``
+    without a branch.  Only the features the trees compare are read from a row,
+    once, into a C array of doubles (an ``int`` or ``bool`` that a double holds
+    exactly compares as Python compares it; a row with any other value is scored
+    comparing Python objects).  Each row's sum is ``t = base`` then
+    ``t += rate * value[leaf]`` tree by tree, as ``Forest.probability`` adds.
+    """
+
+    cdef Node* nodes
     cdef int* roots
+    cdef int* depths
     cdef int trees
     cdef Py_ssize_t features
+    cdef int* used  # feature number of each used-feature slot
+    cdef int nused
     cdef double base
-    cdef list thresholds  # the Python floats, for rows of other numbers than floats
+    cdef list thresholds  # node -> the Python float (rows of other numbers)
 
     def __cinit__(self, forest):
-        cdef Py_ssize_t total = sum(len(t[2]) for t in forest.trees)
-        cdef Py_ssize_t at = 0, k, n
-        cdef int node
+        cdef Py_ssize_t total = 0, at = 0, k, n, head, slot
+        cdef int node, f
+        cdef list order
+        cdef dict position
         self.trees = len(forest.trees)
         self.features = len(forest.features)
         self.base = forest.base
-        self.feature = <int*> malloc(max(total, 1) * sizeof(int))
-        self.left = <int*> malloc(max(total, 1) * sizeof(int))
-        self.right = <int*> malloc(max(total, 1) * sizeof(int))
-        self.threshold = <double*> malloc(max(total, 1) * sizeof(double))
-        self.leaf = <double*> malloc(max(total, 1) * sizeof(double))
+        for t in forest.trees:
+            total += len(t[2])
+        self.nodes = <Node*> malloc(max(total, 1) * sizeof(Node))
         self.roots = <int*> malloc(max(self.trees, 1) * sizeof(int))
-        if not (self.feature and self.left and self.right and self.threshold and self.leaf and self.roots):
+        self.depths = <int*> malloc(max(self.trees, 1) * sizeof(int))
+        self.used = <int*> malloc(max(self.features, 1) * sizeof(int))
+        if not (self.nodes and self.roots and self.depths and self.used):
             raise MemoryError()
-        self.thresholds = []
+        self.thresholds = [None] * total
+        slot_of = {}
         rate = forest.rate
         for k, (feature, threshold, left, right, value) in enumerate(forest.trees):
             n = len(left)
             if not (n and len(feature) == len(threshold) == len(right) == len(value) == n):
                 raise ValueError(f"tree {k}: node arrays of different lengths")
-            self.roots[k] = at
-            for node in range(n):
-                if left[node] == -1:
-                    self.left[at + node] = -1
-                    self.leaf[at + node] = rate * value[node]
-                    self.feature[at + node] = 0
-                    self.right[at + node] = -1
-                    self.threshold[at + node] = 0.0
-                else:
+            # Breadth first from the root, a node's children side by side.
+            order = [0]
+            position = {0: 0}
+            depth = {0: 0}
+            head = 0
+            while head < len(order):
+                node = order[head]
+                head += 1
+                if left[node] != -1:
+                    depth[left[node]] = depth[right[node]] = depth[node] + 1
                     # Children after their parent (as scikit-learn numbers them): no cycles.
                     if not (node < left[node] < n and node < right[node] < n):
                         raise ValueError(f"tree {k}: node {node}'s children are not after it")
-                    if not 0 <= feature[node] < self.features:
-                        raise ValueError(f"tree {k}: node {node}'s feature {feature[node]} is out of range")
-                    self.left[at + node] = at + left[node]
-                    self.right[at + node] = at + right[node]
-                    self.feature[at + node] = feature[node]
-                    self.threshold[at + node] = threshold[node]
-                    self.leaf[at + node] = 0.0
-                self.thresholds.append(threshold[node])
-            at += n
+                    if left[node] in position or right[node] in position:
+                        raise ValueError(f"tree {k}: node {node}'s children are reached twice")
+                    position[left[node]] = len(order)
+                    order.append(left[node])
+                    position[right[node]] = len(order)
+                    order.append(right[node])
+            self.roots[k] = at
+            self.depths[k] = max(depth.values())
+            for head in range(len(order)):
+                node = order[head]
+                if left[node] == -1:
+                    self.nodes[at + head].value = rate * value[node]
+                    self.nodes[at + head].threshold = 1.0
+                    self.nodes[at + head].feature = -1  # set below: the slot after the used ones
+                    self.nodes[at + head].child = at + head
+                    self.nodes[at + head].leaf = 1
+                else:
+                    f = feature[node]
+                    if type(feature[node]) is not int or not 0 <= f < self.features:
+                        raise ValueError(f"tree {k}: node {node}'s feature {feature[node]!r} is not one")
+                    if f not in slot_of:
+                        slot_of[f] = len(slot_of)
+                        self.used[slot_of[f]] = f
+                    self.nodes[at + head].threshold = threshold[node]
+                    self.nodes[at + head].value = 0.0
+                    self.nodes[at + head].feature = slot_of[f]
+                    self.nodes[at + head].child = at + position[left[node]]
+                    self.nodes[at + head].leaf = 0
+                    self.thresholds[at + head] = threshold[node]
+            at += len(order)
+        self.nused = len(slot_of)
+        for node in range(at):
+            if self.nodes[node].leaf:
+                self.nodes[node].feature = self.nused
 
     def __dealloc__(self):
-        free(self.feature)
-        free(self.left)
-        free(self.right)
-        free(self.threshold)
-        free(self.leaf)
+        free(self.nodes)
         free(self.roots)
-
-    cdef double total(self, list x) except? -1.0:
-        cdef double t = self.base
-        cdef int k, node
-        cdef PyObject* v
-        cdef int le
-        for k in range(self.trees):
-            node = self.roots[k]
-            while self.left[node] != -1:
-                v = PyList_GET_ITEM(x, self.feature[node])
-                if PyFloat_CheckExact(<object> v):
-                    le = PyFloat_AS_DOUBLE(<object> v) <= self.threshold[node]
-                else:  # an int, a bool...: compared as Python compares it
-                    le = PyObject_RichCompareBool(<object> v, self.thresholds[node], Py_LE)
-                node = self.left[node] if le else self.right[node]
-            t += self.leaf[node]
-        return t
+        free(self.depths)
+        free(self.used)
 
     def probabilities(self, rows):
-        """``[forest.probability(row) for row in rows]``."""
-        cdef list out = []
-        cdef list x
-        cdef double t
-        for row in rows:
-            x = row if type(row) is list else list(row)
-            if PyList_GET_SIZE(x) != self.features:
-                raise ValueError(f"expected {self.features} features, got {PyList_GET_SIZE(x)}")
-            t = self.total(x)
-            t = t if t < 50.0 else 50.0  # min(50.0, t)
-            t = t if t > -50.0 else -50.0  # max(-50.0, t)
-            out.append(1.0 / (1.0 + exp(-t)))
-        return out
+        """``[forest.probability(row) for row in rows]``, the same floats."""
+        cdef list xs = rows if type(rows) is list else list(rows)
+        cdef Py_ssize_t count = len(xs), i
+        cdef int k, d, depth, root, stride = self.nused + 1
+        cdef double* x = <double*> malloc(max(count * stride, 1) * sizeof(double))
+        cdef double* t = <double*> malloc(max(count, 1) * sizeof(double))
+        cdef int* at = <int*> malloc(max(count, 1) * sizeof(int))
+        cdef char* exact = <char*> malloc(max(count, 1))
+        cdef const Node* nodes = self.nodes
+        cdef const Node* nd
+        cdef list out
+        if x is NULL or t is NULL or at is NULL or exact is NULL:
+            free(x)
+            free(t)
+            free(at)
+            free(exact)
+            raise MemoryError()
+        try:
+            for i in range(count):
+                row = xs[i]
+                if type(row) is not list:
+                    row = xs[i] = list(row)
+                if PyList_GET_SIZE(row) != self.features:
+                    raise ValueError(f"expected {self.features} features, got {PyList_GET_SIZE(row)}")
+                exact[i] = _doubles(<list> row, self.used, self.nused, x + i * stride)
+                x[i * stride + self.nused] = 0.0  # the leaves' slot
+                t[i] = self.base
+            for k in range(self.trees):
+                root = self.roots[k]
+                for i in range(count):
+                    nd = nodes + root
+                    while not nd.leaf:
+                        nd = nodes + nd.child + (not (x[i * stride + nd.feature] <= nd.threshold))
+                    t[i] += nd.value
+            for i in range(count):
+                if not exact[i]:
+                    t[i] = self._total_objects(<list> xs[i])
+            out = [None] * count
+            for i in range(count):
+                t[i] = t[i] if t[i] < 50.0 else 50.0  # min(50.0, t)
+                t[i] = t[i] if t[i] > -50.0 else -50.0  # max(-50.0, t)
+                out[i] = 1.0 / (1.0 + exp(-t[i]))
+            return out
+        finally:
+            free(x)
+            free(t)
+            free(at)
+            free(exact)
+
+    cdef double _total_objects(self, list x) except? -1.0:
+        """One row's sum, comparing its values as Python objects."""
+        cdef double total = self.base
+        cdef int k, node
+        for k in range(self.trees):
+            node = self.roots[k]
+            while not self.nodes[node].leaf:
+                le = x[self.used[self.nodes[node].feature]] <= self.thresholds[node]
+                node = self.nodes[node].child + (0 if le else 1)
+            total += self.nodes[node].value
+        return total
+
+
+cdef inline bint _doubles(list row, const int* used, int nused, double* out) except -1:
+    """The used features of ``row`` as doubles; False when one is not a float, or an
+    int a double holds exactly (the row is then scored on Python objects)."""
+    cdef int j
+    cdef PyObject* v
+    cdef long long n
+    cdef int overflow
+    for j in range(nused):
+        v = PyList_GET_ITEM(row, used[j])
+        if PyFloat_CheckExact(<object> v):
+            out[j] = PyFloat_AS_DOUBLE(<object> v)
+        elif PyLong_Check(<object> v):  # int and bool
+            n = PyLong_AsLongLongAndOverflow(<object> v, &overflow)
+            if overflow or not -(1LL << 53) <= n <= (1LL << 53):
+                return False
+            out[j] = <double> n
+        else:
+            return False
+    return True
