@@ -102,7 +102,12 @@ class CombinedEvidence:
 
 
 def _site_rows_py(
-    seg: Segmentation, dfs: dict[str, int], count: int, window: int, matched: list[int] | None, log_seen: float,
+    seg: Segmentation,
+    dfs: dict[str, int],
+    count: int,
+    window: int,
+    matched: list[int] | None,
+    log_seen: float,
     warm: float,
 ) -> list[list[float]]:
     """The reference per-line loop of :meth:`CombinedEvidence.site_features` (compiled in ``_site.pyx``)."""
