@@ -3,7 +3,9 @@
 A copy of ``/work/briefs/phases.py`` (the lead's), linted, with ``decide`` given the
 runner's batch scorer.  The first 120 pages of a corpus; the first 20 warm up.
 
-    .venv/bin/python bench/phases.py docs
+    .venv/bin/python bench/phases.py docs [--python]
+
+``--python``: the Python site evidence and scoring (``_site.pyx`` not used), for comparison.
 """
 
 from __future__ import annotations
@@ -91,4 +93,10 @@ def main(corpus: str) -> None:
 
 
 if __name__ == "__main__":
+    if "--python" in sys.argv[2:]:
+        from scrapy_detemplate.methods import forest, sandwich, segments
+        from scrapy_detemplate.runners import combined
+
+        for module in (forest, sandwich, segments, combined):
+            module._compiled = None  # type: ignore[attr-defined]
     main(sys.argv[1])

@@ -37,7 +37,7 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact, PyLong_FromLongLong
 from cpython.object cimport Py_LE, PyObject, PyObject_RichCompareBool
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -130,16 +130,22 @@ cdef extern from *:
 cdef const char* _HEX = b"0123456789abcdef"
 
 
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object o)
+
+
 cdef inline str _hex8(uint64_t h):
     """``hexdigest()`` of an 8-byte digest whose little-endian word is ``h``."""
-    cdef char out[16]
+    cdef object s = PyUnicode_New(16, 127)  # a compact ASCII string, written in place
+    cdef char* out = <char*> PyUnicode_DATA(s)
     cdef int i
     cdef unsigned int b
     for i in range(8):
         b = (h >> (8 * i)) & 0xFF
         out[2 * i] = _HEX[b >> 4]
         out[2 * i + 1] = _HEX[b & 15]
-    return PyUnicode_DecodeASCII(out, 16, NULL)
+    return <str> s
 
 
 def blake2b_8(bytes data):
@@ -562,14 +568,19 @@ cdef enum:
     _SPANS = 256
 
 
+cdef extern from "Python.h":
+    dict _PyDict_NewPresized(Py_ssize_t minused)
+
+
 def expand(dict entries, list keys, long long clock, bint expires, span):
     """:meth:`SegmentTable.expand` after its clock is advanced to ``clock``: the page's DFs."""
-    cdef dict dfs = {}
+    cdef dict dfs = _PyDict_NewPresized(len(keys))  # no growing on the way
     cdef long long stamp = clock << _DF_BITS
     cdef long long v, old, df
     cdef int overflow
     cdef PyObject* found
     cdef long long spans[_SPANS]
+    cdef list stamped = [None] * _SPANS  # df -> the int stamp | df (one object per DF on a page)
     cdef Py_ssize_t i
     for i in range(_SPANS):
         spans[i] = -1
@@ -590,7 +601,12 @@ def expand(dict entries, list keys, long long clock, bint expires, span):
                 old = v & _DF_MAX
                 if not expires or clock - (v >> _DF_BITS) <= _span(spans, old, span):
                     df = min(old + 1, _DF_MAX)
-        entry = PyLong_FromLongLong(stamp | df)
+        if df < _SPANS:
+            entry = stamped[df]
+            if entry is None:
+                entry = stamped[df] = PyLong_FromLongLong(stamp | df)
+        else:
+            entry = PyLong_FromLongLong(stamp | df)
         PyDict_SetItem(entries, key, entry)
         PyDict_SetItem(dfs, key, PyLong_FromLongLong(df))
     return dfs
@@ -705,7 +721,7 @@ cdef class ForestScorer:
 
     Every tree's nodes are laid out breadth first in one C array, the two
     children of a node side by side, so a step down is ``child + (not x <= t)``
-    without a branch, and a leaf steps to itself, so four rows walk a tree together.  Only the features the trees compare are read from a row,
+    without a branch, and a leaf steps to itself, so eight rows walk a tree together.  Only the features the trees compare are read from a row,
     once, into a C array of doubles (an ``int`` or ``bool`` that a double holds
     exactly compares as Python compares it; a row with any other value is scored
     comparing Python objects).  Each row's sum is ``t = base`` then
@@ -802,11 +818,9 @@ cdef class ForestScorer:
         cdef double* t = <double*> malloc(max(count, 1) * sizeof(double))
         cdef char* exact = <char*> malloc(max(count, 1))
         cdef const Node* nodes = self.nodes
-        cdef double* x0
-        cdef double* x1
-        cdef double* x2
-        cdef double* x3
-        cdef int n0, n1, n2, n3
+        cdef double* xj[8]
+        cdef int nj[8]
+        cdef int j, n0, n1, n2, n3, n4, n5, n6, n7
         cdef list out
         if x is NULL or t is NULL or exact is NULL:
             free(x)
@@ -825,26 +839,25 @@ cdef class ForestScorer:
                 t[i] = self.base
             for k in range(self.trees):
                 root = self.roots[k]
-                # Four rows at a time: four independent walks in flight.  A leaf steps to
+                # Eight rows at a time: eight independent walks in flight.  A leaf steps to
                 # itself, so the walks that end first wait there for the others.
-                for i in range(0, count, 4):
-                    x0 = x + i * stride
-                    x1 = x + min(i + 1, count - 1) * stride
-                    x2 = x + min(i + 2, count - 1) * stride
-                    x3 = x + min(i + 3, count - 1) * stride
-                    n0 = n1 = n2 = n3 = root
-                    while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf):
-                        n0 = nodes[n0].child + (not (x0[nodes[n0].feature] <= nodes[n0].threshold))
-                        n1 = nodes[n1].child + (not (x1[nodes[n1].feature] <= nodes[n1].threshold))
-                        n2 = nodes[n2].child + (not (x2[nodes[n2].feature] <= nodes[n2].threshold))
-                        n3 = nodes[n3].child + (not (x3[nodes[n3].feature] <= nodes[n3].threshold))
-                    t[i] += nodes[n0].value
-                    if i + 1 < count:
-                        t[i + 1] += nodes[n1].value
-                    if i + 2 < count:
-                        t[i + 2] += nodes[n2].value
-                    if i + 3 < count:
-                        t[i + 3] += nodes[n3].value
+                for i in range(0, count, 8):
+                    for j in range(8):
+                        xj[j] = x + min(i + j, count - 1) * stride
+                    n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = root
+                    while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf
+                               & nodes[n4].leaf & nodes[n5].leaf & nodes[n6].leaf & nodes[n7].leaf):
+                        n0 = nodes[n0].child + (not (xj[0][nodes[n0].feature] <= nodes[n0].threshold))
+                        n1 = nodes[n1].child + (not (xj[1][nodes[n1].feature] <= nodes[n1].threshold))
+                        n2 = nodes[n2].child + (not (xj[2][nodes[n2].feature] <= nodes[n2].threshold))
+                        n3 = nodes[n3].child + (not (xj[3][nodes[n3].feature] <= nodes[n3].threshold))
+                        n4 = nodes[n4].child + (not (xj[4][nodes[n4].feature] <= nodes[n4].threshold))
+                        n5 = nodes[n5].child + (not (xj[5][nodes[n5].feature] <= nodes[n5].threshold))
+                        n6 = nodes[n6].child + (not (xj[6][nodes[n6].feature] <= nodes[n6].threshold))
+                        n7 = nodes[n7].child + (not (xj[7][nodes[n7].feature] <= nodes[n7].threshold))
+                    nj[0], nj[1], nj[2], nj[3], nj[4], nj[5], nj[6], nj[7] = n0, n1, n2, n3, n4, n5, n6, n7
+                    for j in range(min(8, count - i)):
+                        t[i + j] += nodes[nj[j]].value
             for i in range(count):
                 if not exact[i]:
                     t[i] = self._total_objects(<list> xs[i])
