@@ -716,13 +716,39 @@ cdef struct Node:
     int leaf  # whether it is a leaf
 
 
+def unfit(forest):
+    """Why :class:`ForestScorer` cannot hold ``forest`` ("" when it can): node arrays of
+    different lengths, a child numbered before its parent or reached twice (scikit-learn
+    numbers children after their parent, so the walk ends), a feature out of range."""
+    cdef Py_ssize_t k, n, node
+    features = len(forest.features)
+    for k, (feature, threshold, left, right, value) in enumerate(forest.trees):
+        n = len(left)
+        if not (n and len(feature) == len(threshold) == len(right) == len(value) == n):
+            return f"tree {k}: node arrays of different lengths"
+        reached = set()
+        for node in range(n):
+            if left[node] == -1:
+                continue
+            if not (type(left[node]) is int and type(right[node]) is int
+                    and node < left[node] < n and node < right[node] < n):
+                return f"tree {k}: node {node}'s children are not after it"
+            if left[node] in reached or right[node] in reached or left[node] == right[node]:
+                return f"tree {k}: a node is reached twice"
+            reached.update((left[node], right[node]))
+            if type(feature[node]) is not int or not 0 <= feature[node] < features:
+                return f"tree {k}: node {node}'s feature {feature[node]!r} is not one"
+    return ""
+
+
 cdef class ForestScorer:
-    """``Forest.probability`` for many rows at once.
+    """``Forest.probability`` for many rows at once (a model :func:`unfit` finds nothing wrong with).
 
     Every tree's nodes are laid out breadth first in one C array, the two
     children of a node side by side, so a step down is ``child + (not x <= t)``
-    without a branch, and a leaf steps to itself, so eight rows walk a tree together.  Only the features the trees compare are read from a row,
-    once, into a C array of doubles (an ``int`` or ``bool`` that a double holds
+    without a branch, and a leaf steps to itself, so eight rows walk a tree
+    together.  Only the features the trees compare are read from a row, once,
+    into a C array of doubles (an ``int`` or ``bool`` that a double holds
     exactly compares as Python compares it; a row with any other value is scored
     comparing Python objects).  Each row's sum is ``t = base`` then
     ``t += rate * value[leaf]`` tree by tree, as ``Forest.probability`` adds.
@@ -742,6 +768,9 @@ cdef class ForestScorer:
         cdef int node, f
         cdef list order
         cdef dict position
+        problem = unfit(forest)
+        if problem:
+            raise ValueError(problem)
         self.trees = len(forest.trees)
         self.features = len(forest.features)
         self.base = forest.base
@@ -756,9 +785,6 @@ cdef class ForestScorer:
         slot_of = {}
         rate = forest.rate
         for k, (feature, threshold, left, right, value) in enumerate(forest.trees):
-            n = len(left)
-            if not (n and len(feature) == len(threshold) == len(right) == len(value) == n):
-                raise ValueError(f"tree {k}: node arrays of different lengths")
             # Breadth first from the root, a node's children side by side.
             order = [0]
             position = {0: 0}
@@ -767,11 +793,6 @@ cdef class ForestScorer:
                 node = order[head]
                 head += 1
                 if left[node] != -1:
-                    # Children after their parent (as scikit-learn numbers them): no cycles.
-                    if not (node < left[node] < n and node < right[node] < n):
-                        raise ValueError(f"tree {k}: node {node}'s children are not after it")
-                    if left[node] in position or right[node] in position:
-                        raise ValueError(f"tree {k}: node {node}'s children are reached twice")
                     position[left[node]] = len(order)
                     order.append(left[node])
                     position[right[node]] = len(order)
@@ -787,8 +808,6 @@ cdef class ForestScorer:
                     self.nodes[at + head].leaf = 1
                 else:
                     f = feature[node]
-                    if type(feature[node]) is not int or not 0 <= f < self.features:
-                        raise ValueError(f"tree {k}: node {node}'s feature {feature[node]!r} is not one")
                     if f not in slot_of:
                         slot_of[f] = len(slot_of)
                         self.used[slot_of[f]] = f
@@ -831,7 +850,7 @@ cdef class ForestScorer:
             for i in range(count):
                 row = xs[i]
                 if type(row) is not list:
-                    row = xs[i] = list(row)
+                    row = list(row)  # the caller's rows are left as they are
                 if PyList_GET_SIZE(row) != self.features:
                     raise ValueError(f"expected {self.features} features, got {PyList_GET_SIZE(row)}")
                 exact[i] = _doubles(<list> row, self.used, self.nused, x + i * stride)
@@ -860,7 +879,8 @@ cdef class ForestScorer:
                         t[i + j] += nodes[nj[j]].value
             for i in range(count):
                 if not exact[i]:
-                    t[i] = self._total_objects(<list> xs[i])
+                    row = xs[i]
+                    t[i] = self._total_objects(row if type(row) is list else list(row))
             out = [None] * count
             for i in range(count):
                 t[i] = t[i] if t[i] < 50.0 else 50.0  # min(50.0, t)

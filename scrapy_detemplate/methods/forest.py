@@ -83,14 +83,10 @@ class Forest:
 
     def scorer(self) -> Callable[[Sequence[Sequence[float]]], list[float]]:
         """:meth:`probability` of many rows at once, the same floats: compiled (the trees as C
-        arrays, ``_site.pyx``) when it is built and takes the model, else :meth:`compiled` row by row."""
-        if _compiled is not None:
-            try:
-                scorer: Callable[[Sequence[Sequence[float]]], list[float]] = _compiled.ForestScorer(self).probabilities
-            except (ValueError, TypeError):  # a model the C arrays do not hold (bad node numbers)
-                pass
-            else:
-                return scorer
+        arrays, ``_site.pyx``) when it is built and can hold the model, else :meth:`compiled` row by row."""
+        if _compiled is not None and not _compiled.unfit(self):
+            scorer: Callable[[Sequence[Sequence[float]]], list[float]] = _compiled.ForestScorer(self).probabilities
+            return scorer
         one = self.compiled()
 
         def probabilities(rows: Sequence[Sequence[float]]) -> list[float]:

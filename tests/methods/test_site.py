@@ -296,7 +296,7 @@ VALUES = st.one_of(
 def test_the_compiled_scorer_gives_the_reference_floats(seed: int, rows: list[list[float]]) -> None:
     model = _forest(seed)
     scorer = model.scorer()
-    assert type(getattr(scorer, "__self__", None)) is COMPILED.ForestScorer
+    assert COMPILED.unfit(model) == "" and type(getattr(scorer, "__self__", None)) is COMPILED.ForestScorer
     got = scorer(rows)
     want = [model.probability(row) for row in rows]
     assert [x.hex() for x in got] == [x.hex() for x in want]
@@ -310,6 +310,10 @@ def test_the_shipped_model_is_scored_compiled_and_bit_identical() -> None:
     rows = [[rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 30)]) for _ in model.features] for _ in range(300)]
     assert model.scorer()(rows) == [model.probability(row) for row in rows]
     assert model.scorer()([]) == []
+    tuples = [tuple(row) for row in rows[:20]] + [(True,) * len(model.features)]
+    given = list(tuples)
+    assert model.scorer()(given) == [model.probability(row) for row in tuples]
+    assert given == tuples and all(type(row) is tuple for row in given)  # the rows are left alone
     with pytest.raises(ValueError):
         model.scorer()([[0.0]])
 
@@ -321,6 +325,7 @@ def test_a_model_the_c_arrays_do_not_hold_is_scored_in_python() -> None:
                         "trees": [{"feature": [0, -2, 0, -2, -2], "threshold": [0.5, -2.0, 0.2, -2.0, -2.0],
                                    "left": [2, -1, 1, -1, -1], "right": [3, -1, 4, -1, -1],
                                    "value": [0.0, 1.0, 0.0, 2.0, 3.0]}]})  # fmt: skip
+    assert "not after it" in COMPILED.unfit(backwards)
     with pytest.raises(ValueError):
         COMPILED.ForestScorer(backwards)
     scorer = backwards.scorer()
