@@ -137,7 +137,7 @@ def cross_validate(
         if not xs:
             raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
         probability = Forest(fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf))
-        scorer = probability.compiled()
+        scorer = probability.scorer()
         for page in held_out:
             text = page.visible
             if page.rows:

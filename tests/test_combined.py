@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -72,10 +73,15 @@ def test_decisive_evidence_overrides_the_trees():
         row(link_density=1.0, log_words=1.0, in_container=1.0),
         row(link_density=1.0, log_words=2.5),  # eleven words of links: the trees decide
     ]
-    content = lambda _: 0.9  # noqa: E731 - the trees call every line content
+    content = _every(0.9)  # the trees call every line content
     assert decide(rows, content, 0.5, 0.9) == {0, 2}
     assert decide(rows, content, 0.5, 2.0) == {2}  # the site override off
-    assert decide(rows, lambda _: 0.1, 0.5, 0.9) == set(range(5))
+    assert decide(rows, _every(0.1), 0.5, 0.9) == set(range(5))
+
+
+def _every(p: float) -> Callable[[list[list[float]]], list[float]]:
+    """A scorer giving every row probability ``p``."""
+    return lambda rows: [p] * len(rows)
 
 
 def _row(**values: float) -> list[float]:
@@ -92,15 +98,15 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     links = _row(log_pages_seen=known, log_words=3.0, link_density=0.8)
     first_page = _row(log_words=3.0)
     rows = [new_text, repeated, links, first_page]
-    assert decide(rows, lambda _: 0.35, 0.45, 0.9) == {1, 2, 3}  # weak page evidence: the new text stays
-    assert decide(rows, lambda _: 0.2, 0.45, 0.9) == {0, 1, 2, 3}  # strong page evidence: it goes too
+    assert decide(rows, _every(0.35), 0.45, 0.9) == {1, 2, 3}  # weak page evidence: the new text stays
+    assert decide(rows, _every(0.2), 0.45, 0.9) == {0, 1, 2, 3}  # strong page evidence: it goes too
 
 
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     label = _row(site_df_when_warm=1.0, in_container=1.0, log_words=1.0)  # "Parameters", on every page
     share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)
-    assert decide([label, share_bar], lambda _: 0.9, 0.45, 0.9) == {1}
-    assert decide([label, share_bar], lambda _: 0.1, 0.45, 0.9) == {0, 1}
+    assert decide([label, share_bar], _every(0.9), 0.45, 0.9) == {1}
+    assert decide([label, share_bar], _every(0.1), 0.45, 0.9) == {0, 1}
 
 
 def test_a_data_row_keeps_all_its_cells_or_none():
@@ -134,6 +140,8 @@ def test_exported_trees_give_the_classifiers_own_probabilities():
     low, high = [0.95] + [0.0] * (len(FEATURES) - 1), [0.0] * len(FEATURES)
     assert probability(low) > 0.5 > probability(high)
     assert all(abs(probability(list(row)) - forest.probability(list(row))) < 1e-12 for row in xs[:50])
+    rows = [list(map(float, row)) for row in xs[:50]]
+    assert forest.scorer()(rows) == [forest.probability(row) for row in rows]  # bit-identical
 
 
 def test_cross_validation_scores_every_corpus_on_sites_left_out_of_training():

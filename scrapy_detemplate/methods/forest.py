@@ -14,6 +14,11 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from scrapy_detemplate._compiled import load
+
+#: The compiled scorer (``_site.pyx``), or ``None``: :meth:`Forest.compiled` scores.
+_compiled = load("scrapy_detemplate.methods._site")
+
 
 class Forest:
     """A boosted ensemble of regression trees over fixed feature vectors."""
@@ -75,3 +80,16 @@ class Forest:
             return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, total(x)))))
 
         return probability
+
+    def scorer(self) -> Callable[[Sequence[Sequence[float]]], list[float]]:
+        """:meth:`probability` of many rows at once, the same floats: compiled (the trees as C
+        arrays, ``_site.pyx``) when it is built and can hold the model, else :meth:`compiled` row by row."""
+        if _compiled is not None and not _compiled.unfit(self):
+            scorer: Callable[[Sequence[Sequence[float]]], list[float]] = _compiled.ForestScorer(self).probabilities
+            return scorer
+        one = self.compiled()
+
+        def probabilities(rows: Sequence[Sequence[float]]) -> list[float]:
+            return [one(x) for x in rows]
+
+        return probabilities

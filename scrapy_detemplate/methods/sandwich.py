@@ -29,13 +29,31 @@ from collections.abc import Iterable, Sequence
 
 from rapidfuzz.distance import LCSseq, Levenshtein
 
+from scrapy_detemplate._compiled import load
+from scrapy_detemplate._html import Line
+
 _WS = re.compile(r"\s+")
+#: The compiled keys of text lines (``_site.pyx``), or ``None``: the Python ones run.
+_compiled = load("scrapy_detemplate.methods._site")
 
 
 def line_key(text: str) -> int:
     """A stable 64-bit key for one line (the same in every process)."""
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "little", signed=True)
+
+
+def text_line_keys(lines: Sequence[Line]) -> list[int]:
+    """Keys of visible lines (the ``text`` unit): ``line_key`` of tag path NUL text; compiled when built."""
+    if _compiled is not None:
+        keys: list[int] = _compiled.text_line_keys(lines, line_key)
+        return keys
+    return _text_line_keys_py(lines)
+
+
+def _text_line_keys_py(lines: Sequence[Line]) -> list[int]:
+    """The reference :func:`text_line_keys`."""
+    return [line_key(f"{line.path}\x00{line.text}") for line in lines]
 
 
 def source_lines(html: str) -> list[str]:

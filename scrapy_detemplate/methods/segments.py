@@ -56,7 +56,11 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from scrapy_detemplate._compiled import load
 from scrapy_detemplate._html import Line, visible_lines
+
+#: The compiled segmentation and table expansion (``_site.pyx``), or ``None``: the Python ones run.
+_compiled = load("scrapy_detemplate.methods._site")
 
 #: Elements whose boundaries split a page into blocks.  The paper names
 #: ``<TABLE>``, ``<DIV>``, etc.; today's layout also lives in sectioning elements,
@@ -99,6 +103,20 @@ class Segmentation:
 
 def segment_lines(lines: Sequence[Line]) -> Segmentation:
     """Page segmentation on the page's visible lines (:func:`~scrapy_detemplate._html.visible_lines`).
+
+    Compiled (``_site.pyx``) when it is built, with the same result; a page it
+    hands back (a namespaced element on a path, text that is not UTF-8) and an
+    install without it run :func:`_segment_lines_py`.
+    """
+    if _compiled is not None:
+        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation)
+        if seg is not None:
+            return seg
+    return _segment_lines_py(lines)
+
+
+def _segment_lines_py(lines: Sequence[Line]) -> Segmentation:
+    """The reference :func:`segment_lines`.
 
     Every slot of a line is one text node (``el.text`` or ``el.tail``), i.e. one
     text segment.  Its owner is the element the text is in (the parent, for a
@@ -278,6 +296,13 @@ class SegmentTable:
         has outlived T(df) but not been swept yet counts as absent.
         """
         self.clock += 1
+        if _compiled is not None and type(keys) is list and isinstance(self.entries, dict):
+            dfs_: dict[str, int] = _compiled.expand(self.entries, keys, self.clock, self.expires, self.span)
+            return dfs_
+        return self._expand_py(keys)
+
+    def _expand_py(self, keys: Iterable[str]) -> dict[str, int]:
+        """The reference :meth:`expand`, after the clock is advanced."""
         clock = self.clock
         stamp = clock << _DF_BITS
         entries = self.entries

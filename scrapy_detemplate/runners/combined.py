@@ -28,6 +28,7 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest
+from scrapy_detemplate.methods.segments import Segmentation
 from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
 from scrapy_detemplate.runners.segments import SegmentsRunner
@@ -47,6 +48,8 @@ NEW_LINK_DENSITY = 0.3
 UNIQUE_MARGIN = 0.2
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
+#: The compiled per-line loop of ``site_features`` (``_site.pyx``), or ``None``: the Python one runs.
+_site = _compiled.load("scrapy_detemplate.methods._site")
 
 
 def load_forest(path: str = "") -> Forest:
@@ -89,20 +92,37 @@ class CombinedEvidence:
         seg, dfs, clock = self._segments.observe(page)
         seen = clock - 1  # earlier pages of the site
         window = min(seen, DF_WINDOW)
-        repeated = [0.0] * len(page.lines)  # characters weighted by their segment's DF share
-        chars = [0] * len(page.lines)
-        if window:
-            for key, length, line in zip(seg.keys, seg.lengths, seg.lines, strict=True):
-                repeated[line] += length * min((dfs.get(key, 1) - 1) / window, 1.0)
-                chars[line] += length
-        in_lcs = set(matched or ())
-        warm = min(1.0, seen / 5)
-        out = []
-        for i in range(len(page.lines)):
-            share = repeated[i] / chars[i] if chars[i] else 0.0
-            out.append([share, 1.0 if i in in_lcs else 0.0, 0.0 if matched is None else 1.0, math.log1p(seen) / 4,
-                        share * warm])  # fmt: skip
-        return out
+        log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
+        if _site is not None:
+            rows: list[list[float]] = _site.site_rows(
+                seg.keys, seg.lengths, seg.lines, dfs, len(page.lines), window, matched, log_seen, warm
+            )
+            return rows
+        return _site_rows_py(seg, dfs, len(page.lines), window, matched, log_seen, warm)
+
+
+def _site_rows_py(
+    seg: Segmentation,
+    dfs: dict[str, int],
+    count: int,
+    window: int,
+    matched: list[int] | None,
+    log_seen: float,
+    warm: float,
+) -> list[list[float]]:
+    """The reference per-line loop of :meth:`CombinedEvidence.site_features` (compiled in ``_site.pyx``)."""
+    repeated = [0.0] * count  # characters weighted by their segment's DF share
+    chars = [0] * count
+    if window:
+        for key, length, line in zip(seg.keys, seg.lengths, seg.lines, strict=True):
+            repeated[line] += length * min((dfs.get(key, 1) - 1) / window, 1.0)
+            chars[line] += length
+    in_lcs = set(matched or ())
+    out = []
+    for i in range(count):
+        share = repeated[i] / chars[i] if chars[i] else 0.0
+        out.append([share, 1.0 if i in in_lcs else 0.0, 0.0 if matched is None else 1.0, log_seen, share * warm])
+    return out
 
 
 class CombinedRunner:
@@ -114,12 +134,12 @@ class CombinedRunner:
             forest = load_forest(config.combined_model)
         except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
             raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
-        self._probability = forest.compiled()
+        self._probabilities = forest.scorer()
         self._threshold = config.combined_threshold
         self._site_df = config.combined_site_df
 
     def run(self, page: ParsedPage) -> Verdict:
-        template = decide(self._evidence.features(page), self._probability, self._threshold, self._site_df)
+        template = decide(self._evidence.features(page), self._probabilities, self._threshold, self._site_df)
         template = keep_table_rows_whole(page.lines, template)
         if not template:
             return Verdict(detail="all_content")
@@ -129,9 +149,16 @@ class CombinedRunner:
 
 
 def decide(
-    rows: list[list[float]], probability: Callable[[list[float]], float], threshold: float, site_df: float
+    rows: list[list[float]],
+    probabilities: Callable[[list[list[float]]], Sequence[float]],
+    threshold: float,
+    site_df: float,
 ) -> frozenset[int]:
     """The template lines: below ``threshold`` probability of content, or decided outright.
+
+    ``probabilities`` gives the probability of content of each of the rows it
+    is given (:meth:`Forest.scorer`); it is asked, in one call, about the rows
+    not decided outright.
 
     Two kinds of line are template whatever the trees say.  Site evidence is
     decisive when it is overwhelming: a line that stood on nearly every earlier
@@ -150,13 +177,23 @@ def decide(
     from news, is weak there: when the evidence disagrees, the line is kept.
     """
     unique = threshold - UNIQUE_MARGIN
-    return frozenset(
-        i
-        for i, row in enumerate(rows)
-        if (row[_WARM_DF] >= site_df and (not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5))
-        or (row[_LINK_DENSITY] >= 0.99 and not row[_IN_CONTAINER] and row[_LOG_WORDS] <= _MENU_WORDS)
-        or probability(row) < (unique if _new_text_on_a_known_site(row) else threshold)
-    )
+    template: list[int] = []
+    pending: list[int] = []
+    for i, row in enumerate(rows):
+        if (row[_WARM_DF] >= site_df and (not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5)) or (
+            row[_LINK_DENSITY] >= 0.99 and not row[_IN_CONTAINER] and row[_LOG_WORDS] <= _MENU_WORDS
+        ):
+            template.append(i)
+        else:
+            pending.append(i)
+    if pending:
+        scores = probabilities([rows[i] for i in pending])
+        template += [
+            i
+            for i, p in zip(pending, scores, strict=True)
+            if p < (unique if _new_text_on_a_known_site(rows[i]) else threshold)
+        ]
+    return frozenset(template)
 
 
 def _new_text_on_a_known_site(row: list[float]) -> bool:

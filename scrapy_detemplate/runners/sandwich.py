@@ -8,10 +8,10 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.sandwich import (
     closest_name,
     lcs_indexes,
-    line_key,
     pack_keys,
     source_line_keys,
     source_lines,
+    text_line_keys,
     unpack_keys,
 )
 from scrapy_detemplate.runners.base import ParsedPage, Verdict
@@ -48,7 +48,7 @@ class SandwichRunner:
             lines = source_lines(page.html)
             keys = source_line_keys(lines)
         else:
-            keys = [line_key(f"{line.path}\x00{line.text}") for line in page.lines]
+            keys = text_line_keys(page.lines)
         name = _page_name(page.url)
         state = self._store.get(NAMESPACE, page.directory)
         names: list[str] = []

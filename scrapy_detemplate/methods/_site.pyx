@@ -1,0 +1,926 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# distutils: extra_compile_args = -ffp-contract=off
+"""The combined method's site evidence and forest scoring, compiled.
+
+Each function here returns exactly what its Python reference returns (the
+tests and ``bench/check_compiled_site.py`` hold them equal on every corpus
+page):
+
+* :func:`segment_lines` is :func:`scrapy_detemplate.methods.segments.segment_lines`:
+  the text of each slot is read from libxml2's text nodes (lxml's public C
+  API), its white space collapsed in C as ``str.split`` does (the Unicode
+  white space included, on the UTF-8 bytes), and the segment key is BLAKE2b
+  (RFC 7693, 8-byte digest) of the same ``path NUL text`` UTF-8 bytes that
+  ``hashlib`` hashes, so the keys kept in a crawl's state are byte-identical.
+  A page with anything unusual (a namespaced or non-element node on a path,
+  bytes that are not UTF-8) is handed back: it returns ``None`` and the
+  caller runs the Python function.
+* :func:`expand` is :meth:`SegmentTable.expand` (the same dict updates, in the
+  same order).
+* :func:`text_line_keys` is Sandwich's ``line_key(path NUL text)`` for every line.
+* :func:`site_rows` is the per-line loop of ``CombinedEvidence.site_features``
+  (the same float operations in the same order).
+* :class:`ForestScorer` is ``Forest.probability`` over many rows: the trees as
+  flat C arrays, ``t = base`` then ``t += rate * value[leaf]`` tree by tree.
+
+Optional: when this module was not built, or was built against another lxml,
+the Python functions run.
+"""
+
+from libc.math cimport exp
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, strcmp, strlen
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact, PyLong_FromLongLong
+from cpython.object cimport Py_LE, PyObject, PyObject_RichCompareBool
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes cimport tree
+from lxml.includes.tree cimport xmlNode
+
+cetree.import_lxml__etree()
+
+from lxml import etree as _etree
+
+#: The lxml this module was compiled against (checked by ``_compiled.load``).
+LXML_VERSION = _etree.LXML_VERSION
+
+
+cdef extern from *:
+    """
+    /* BLAKE2b as in RFC 7693 (unkeyed), for an 8-byte digest. */
+    #include <stdint.h>
+    #include <string.h>
+    static const uint64_t sd_b2_iv[8] = {
+        0x6A09E667F3BCC908ULL, 0xBB67AE8584CAA73BULL, 0x3C6EF372FE94F82BULL, 0xA54FF53A5F1D36F1ULL,
+        0x510E527FADE682D1ULL, 0x9B05688C2B3E6C1FULL, 0x1F83D9ABFB41BD6BULL, 0x5BE0CD19137E2179ULL};
+    static const uint8_t sd_b2_sigma[12][16] = {
+        {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+        {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+        {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+        {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+        {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+        {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+        {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+        {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+        {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+        {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+        {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+        {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+    #define SD_ROTR64(x, y) (((x) >> (y)) ^ ((x) << (64 - (y))))
+    #define SD_G(a, b, c, d, x, y) do { \\
+        v[a] = v[a] + v[b] + (x); v[d] = SD_ROTR64(v[d] ^ v[a], 32); \\
+        v[c] = v[c] + v[d];       v[b] = SD_ROTR64(v[b] ^ v[c], 24); \\
+        v[a] = v[a] + v[b] + (y); v[d] = SD_ROTR64(v[d] ^ v[a], 16); \\
+        v[c] = v[c] + v[d];       v[b] = SD_ROTR64(v[b] ^ v[c], 63); } while (0)
+    #define SD_ROUND(r) do { \\
+        SD_G(0, 4, 8, 12, m[sd_b2_sigma[r][0]], m[sd_b2_sigma[r][1]]); \\
+        SD_G(1, 5, 9, 13, m[sd_b2_sigma[r][2]], m[sd_b2_sigma[r][3]]); \\
+        SD_G(2, 6, 10, 14, m[sd_b2_sigma[r][4]], m[sd_b2_sigma[r][5]]); \\
+        SD_G(3, 7, 11, 15, m[sd_b2_sigma[r][6]], m[sd_b2_sigma[r][7]]); \\
+        SD_G(0, 5, 10, 15, m[sd_b2_sigma[r][8]], m[sd_b2_sigma[r][9]]); \\
+        SD_G(1, 6, 11, 12, m[sd_b2_sigma[r][10]], m[sd_b2_sigma[r][11]]); \\
+        SD_G(2, 7, 8, 13, m[sd_b2_sigma[r][12]], m[sd_b2_sigma[r][13]]); \\
+        SD_G(3, 4, 9, 14, m[sd_b2_sigma[r][14]], m[sd_b2_sigma[r][15]]); } while (0)
+    static void sd_b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
+        uint64_t v[16], m[16];
+        int i;
+        for (i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = sd_b2_iv[i]; }
+        v[12] ^= t;
+        if (last) v[14] = ~v[14];
+        for (i = 0; i < 16; i++) {
+            const uint8_t *q = block + 8 * i;
+            m[i] = (uint64_t)q[0] | ((uint64_t)q[1] << 8) | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24)
+                 | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) | ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
+        }
+        /* Unrolled: constant sigma indexes, so the message words stay in registers. */
+        SD_ROUND(0); SD_ROUND(1); SD_ROUND(2); SD_ROUND(3); SD_ROUND(4); SD_ROUND(5);
+        SD_ROUND(6); SD_ROUND(7); SD_ROUND(8); SD_ROUND(9); SD_ROUND(10); SD_ROUND(11);
+        for (i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+    }
+    /* The first 8 bytes of BLAKE2b-64(data), as the little-endian word hashlib's digest() spells. */
+    static uint64_t sd_blake2b_8(const uint8_t *data, size_t n) {
+        uint64_t h[8];
+        uint8_t block[128];
+        uint64_t t = 0;
+        int i;
+        for (i = 0; i < 8; i++) h[i] = sd_b2_iv[i];
+        h[0] ^= 0x01010000ULL ^ 8ULL;  /* no key, 8-byte digest */
+        while (n > 128) {
+            t += 128;
+            sd_b2_compress(h, data, t, 0);
+            data += 128;
+            n -= 128;
+        }
+        memset(block, 0, sizeof block);
+        if (n) memcpy(block, data, n);
+        t += n;
+        sd_b2_compress(h, block, t, 1);
+        return h[0];
+    }
+    """
+    uint64_t sd_blake2b_8(const uint8_t* data, size_t n) nogil
+
+
+cdef const char* _HEX = b"0123456789abcdef"
+
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void* PyUnicode_DATA(object o)
+
+
+cdef inline str _hex8(uint64_t h):
+    """``hexdigest()`` of an 8-byte digest whose little-endian word is ``h``."""
+    cdef object s = PyUnicode_New(16, 127)  # a compact ASCII string, written in place
+    cdef char* out = <char*> PyUnicode_DATA(s)
+    cdef int i
+    cdef unsigned int b
+    for i in range(8):
+        b = (h >> (8 * i)) & 0xFF
+        out[2 * i] = _HEX[b >> 4]
+        out[2 * i + 1] = _HEX[b & 15]
+    return <str> s
+
+
+def blake2b_8(bytes data):
+    """``hashlib.blake2b(data, digest_size=8).hexdigest()`` (for the tests)."""
+    return _hex8(sd_blake2b_8(<const uint8_t*> PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data)))
+
+
+# ---------------------------------------------------------------------------------------------
+# A growing byte buffer.
+
+cdef struct Buf:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef int _reserve(Buf* b, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t cap
+    cdef char* grown
+    if b.size + extra <= b.cap:
+        return 0
+    cap = max(2 * b.cap, b.size + extra, 256)
+    grown = <char*> realloc(b.data, cap)
+    if grown is NULL:
+        raise MemoryError()
+    b.data, b.cap = grown, cap
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# White space as str.split() sees it, on UTF-8.
+
+cdef inline int _space(const unsigned char* p) noexcept nogil:
+    """Bytes taken by the white space character at ``p`` (0: not white space)."""
+    cdef unsigned char c = p[0]
+    if c < 0x80:
+        return 1 if (9 <= c <= 13 or 28 <= c <= 32) else 0
+    if c == 0xC2:
+        return 2 if (p[1] == 0x85 or p[1] == 0xA0) else 0
+    if c == 0xE1:
+        return 3 if (p[1] == 0x9A and p[2] == 0x80) else 0
+    if c == 0xE2:
+        if p[1] == 0x80:
+            return 3 if (0x80 <= p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF) else 0
+        if p[1] == 0x81:
+            return 3 if p[2] == 0x9F else 0
+        return 0
+    if c == 0xE3:
+        return 3 if (p[1] == 0x80 and p[2] == 0x80) else 0
+    return 0
+
+
+cdef inline int _char_bytes(const unsigned char* p) noexcept nogil:
+    """Length of the UTF-8 character at ``p`` (0: not well-formed UTF-8: ask Python)."""
+    cdef unsigned char c = p[0]
+    cdef int n, k
+    if c < 0x80:
+        return 1
+    if c < 0xC2:
+        return 0
+    if c < 0xE0:
+        n = 2
+    elif c < 0xF0:
+        n = 3
+        # no overlong forms, no surrogates (Python's strict decoder refuses them)
+        if (c == 0xE0 and p[1] < 0xA0) or (c == 0xED and p[1] >= 0xA0):
+            return 0
+    elif c < 0xF5:
+        n = 4
+        if (c == 0xF0 and p[1] < 0x90) or (c == 0xF4 and p[1] >= 0x90):
+            return 0
+    else:
+        return 0
+    for k in range(1, n):
+        if (p[k] & 0xC0) != 0x80:
+            return 0
+    return n
+
+
+cdef inline bint _is_text(xmlNode* c) noexcept nogil:
+    return c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE
+
+
+cdef inline xmlNode* _text_or_skip(xmlNode* c) noexcept nogil:
+    """lxml's ``_textNodeOrSkip``: the text node at ``c``, skipping XInclude markers, else NULL."""
+    while c is not NULL:
+        if _is_text(c):
+            return c
+        if c.type == tree.XML_XINCLUDE_START or c.type == tree.XML_XINCLUDE_END:
+            c = c.next
+            continue
+        return NULL
+    return NULL
+
+
+cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
+    """Append ``" ".join(raw.split())`` of the run of text nodes from ``run`` (lxml's ``.text``
+    or ``.tail``) to ``b``; its length in characters, or -1 when it is not well-formed UTF-8."""
+    cdef xmlNode* node = _text_or_skip(run)
+    cdef const unsigned char* p
+    cdef bint words = False
+    cdef bint gap = False
+    cdef Py_ssize_t chars = 0
+    cdef int w, k
+    cdef unsigned char c
+    cdef char* out
+    while node is not NULL:
+        p = <const unsigned char*> node.content
+        if p is not NULL:
+            _reserve(b, strlen(<const char*> p) + 1)  # the most this node adds: a space, then its bytes
+            out = b.data + b.size
+            while p[0]:
+                c = p[0]
+                if 32 < c < 0x80 or (c < 28 and not 9 <= c <= 13):  # plain ASCII, not white space
+                    if gap and words:
+                        out[0] = 32
+                        out += 1
+                        chars += 1
+                    gap = False
+                    out[0] = c
+                    out += 1
+                    p += 1
+                    chars += 1
+                    words = True
+                    continue
+                w = _space(p)
+                if w:
+                    gap = True
+                    p += w
+                    continue
+                w = _char_bytes(p)
+                if w == 0:
+                    return -1
+                if gap and words:
+                    out[0] = 32
+                    out += 1
+                    chars += 1
+                gap = False
+                for k in range(w):
+                    out[k] = p[k]
+                out += w
+                p += w
+                chars += 1
+                words = True
+            b.size = out - b.data
+        node = _text_or_skip(node.next)
+    return chars
+
+
+cdef inline bint _element_like(xmlNode* c) noexcept nogil:
+    """lxml's ``_isElement``."""
+    return (c.type == tree.XML_ELEMENT_NODE or c.type == tree.XML_COMMENT_NODE
+            or c.type == tree.XML_ENTITY_REF_NODE or c.type == tree.XML_PI_NODE)
+
+
+cdef inline xmlNode* _parent(xmlNode* c) noexcept nogil:
+    """``getparent()``: lxml's ``_parentElement``."""
+    if c is NULL or not _element_like(c):
+        return NULL
+    c = c.parent
+    if c is NULL or not _element_like(c):
+        return NULL
+    return c
+
+
+cdef tuple _LAYOUT = ()  # segments.LAYOUT_TAGS in UTF-8
+cdef char _LAYOUT_FIRST[256]  # whether some layout tag starts with this byte
+
+
+cdef inline bint _layout(const char* name) noexcept:
+    cdef bytes s
+    if not _LAYOUT_FIRST[<unsigned char> name[0]]:
+        return False
+    for s in _LAYOUT:
+        if strcmp(name, s) == 0:
+            return True
+    return False
+
+
+cdef inline bint _is_body(const char* name) noexcept nogil:
+    return name[0] == c'b' and strcmp(name, "body") == 0
+
+
+cdef class _Memo:
+    """``segment_lines``'s memo: element -> (path, block), in C arrays.
+
+    A hash table from node address to entry number; an entry's path is a slice
+    of one byte arena.  Blocks are numbered as the Python function numbers them.
+    """
+
+    cdef size_t* slots  # node addresses (0: empty)
+    cdef Py_ssize_t* slot_entry
+    cdef Py_ssize_t mask
+    cdef Py_ssize_t count
+    cdef Py_ssize_t* path_at
+    cdef Py_ssize_t* path_len
+    cdef Py_ssize_t* block
+    cdef Py_ssize_t cap
+    cdef Buf arena
+    cdef list block_elements
+    cdef list block_parents
+    cdef cetree._Document doc
+
+    def __cinit__(self):
+        self.mask = 255
+        self.slots = <size_t*> calloc(self.mask + 1, sizeof(size_t))
+        self.slot_entry = <Py_ssize_t*> malloc((self.mask + 1) * sizeof(Py_ssize_t))
+        self.cap = 128
+        self.path_at = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
+        self.path_len = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
+        self.block = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
+        self.arena.data, self.arena.size, self.arena.cap = NULL, 0, 0
+        if not (self.slots and self.slot_entry and self.path_at and self.path_len and self.block):
+            raise MemoryError()
+        self.block_elements = []
+        self.block_parents = []
+
+    def __dealloc__(self):
+        free(self.slots)
+        free(self.slot_entry)
+        free(self.path_at)
+        free(self.path_len)
+        free(self.block)
+        free(self.arena.data)
+
+    cdef inline Py_ssize_t _slot(self, size_t key) noexcept:
+        cdef Py_ssize_t i = <Py_ssize_t> (((key >> 4) * <size_t> 0x9E3779B97F4A7C15ULL) >> 40) & self.mask
+        while self.slots[i] != 0 and self.slots[i] != key:
+            i = (i + 1) & self.mask
+        return i
+
+    cdef inline Py_ssize_t find(self, xmlNode* c) noexcept:
+        cdef Py_ssize_t i = self._slot(<size_t> c)
+        return self.slot_entry[i] if self.slots[i] != 0 else -1
+
+    cdef int _grow(self) except -1:
+        cdef size_t* old = self.slots
+        cdef Py_ssize_t* old_entry = self.slot_entry
+        cdef Py_ssize_t n = self.mask + 1, i, j
+        self.mask = 2 * n - 1
+        self.slots = <size_t*> calloc(2 * n, sizeof(size_t))
+        self.slot_entry = <Py_ssize_t*> malloc(2 * n * sizeof(Py_ssize_t))
+        if self.slots is NULL or self.slot_entry is NULL:
+            free(old)
+            free(old_entry)
+            raise MemoryError()
+        for i in range(n):
+            if old[i] != 0:
+                j = self._slot(old[i])
+                self.slots[j] = old[i]
+                self.slot_entry[j] = old_entry[i]
+        free(old)
+        free(old_entry)
+        return 0
+
+    cdef Py_ssize_t add(self, xmlNode* c, Py_ssize_t parent, Py_ssize_t block) except -1:
+        """A new entry for ``c``: the path of entry ``parent`` (-1: none) then ``/name``, and ``block``."""
+        cdef Py_ssize_t n = self.count, i, at, length
+        cdef const char* name = <const char*> c.name
+        cdef Py_ssize_t name_len = strlen(name)
+        if 2 * (n + 1) > self.mask + 1:
+            self._grow()
+        if n == self.cap:
+            self.cap *= 2
+            self.path_at = <Py_ssize_t*> _grown(self.path_at, self.cap * sizeof(Py_ssize_t))
+            self.path_len = <Py_ssize_t*> _grown(self.path_len, self.cap * sizeof(Py_ssize_t))
+            self.block = <Py_ssize_t*> _grown(self.block, self.cap * sizeof(Py_ssize_t))
+        length = (self.path_len[parent] + 1 + name_len) if parent >= 0 else name_len
+        _reserve(&self.arena, length)
+        at = self.arena.size
+        if parent >= 0:
+            memcpy(self.arena.data + at, self.arena.data + self.path_at[parent], self.path_len[parent])
+            self.arena.data[at + self.path_len[parent]] = c'/'
+        memcpy(self.arena.data + at + length - name_len, name, name_len)
+        self.arena.size += length
+        self.path_at[n], self.path_len[n], self.block[n] = at, length, block
+        i = self._slot(<size_t> c)
+        self.slots[i] = <size_t> c
+        self.slot_entry[i] = n
+        self.count = n + 1
+        return n
+
+    cdef inline Py_ssize_t new_block(self, xmlNode* c, Py_ssize_t parent) except -1:
+        self.block_elements.append(cetree.elementFactory(self.doc, c))
+        self.block_parents.append(parent)
+        return len(self.block_elements) - 1
+
+    cdef Py_ssize_t locate(self, xmlNode* owner) except -2:
+        """``_locate``: climb to a known ancestor (or the top), then fill down; -1: ask Python."""
+        cdef xmlNode* chain[64]
+        cdef list more = None  # beyond 64 levels
+        cdef Py_ssize_t depth = 0
+        cdef xmlNode* el = owner
+        cdef Py_ssize_t known = -1, i, block
+        while el is not NULL:
+            if el.type != tree.XML_ELEMENT_NODE or el.ns is not NULL or el.name is NULL or el.name[0] == 0:
+                return -1
+            known = self.find(el)
+            if known >= 0:
+                break
+            if depth < 64:
+                chain[depth] = el
+            else:
+                if more is None:
+                    more = []
+                more.append(<size_t> el)
+            depth += 1
+            if _is_body(<const char*> el.name):
+                break
+            el = _parent(el)
+        block = self.block[known] if known >= 0 else -1
+        for i in range(depth - 1, -1, -1):
+            el = chain[i] if i < 64 else <xmlNode*> <size_t> more[i - 64]
+            if block < 0 or _layout(<const char*> el.name):
+                block = self.new_block(el, block)
+            known = self.add(el, known, block)
+        return known
+
+
+cdef void* _grown(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q is NULL:
+        raise MemoryError()
+    return q
+
+
+def segment_lines(lines, segmentation):
+    """:func:`scrapy_detemplate.methods.segments.segment_lines`, or ``None``: ask Python.
+
+    ``segmentation`` is the ``Segmentation`` class (the result's type).
+    """
+    global _LAYOUT
+    cdef bytes tag
+    if not _LAYOUT:
+        from scrapy_detemplate.methods.segments import LAYOUT_TAGS
+        _LAYOUT = tuple(t.encode() for t in sorted(LAYOUT_TAGS))
+        for tag in _LAYOUT:
+            _LAYOUT_FIRST[<unsigned char> (<const char*> tag)[0]] = 1
+    cdef _Memo memo = _Memo()
+    cdef list keys = []
+    cdef list lengths = []
+    cdef list blocks = []
+    cdef list line_of = []
+    cdef Buf b
+    b.data, b.size, b.cap = NULL, 0, 0
+    cdef Py_ssize_t line_index = -1
+    cdef Py_ssize_t entry, block, chars, n
+    cdef xmlNode* c
+    cdef xmlNode* owner
+    cdef xmlNode* parent
+    cdef cetree._Element el
+    cdef bint is_tail
+    try:
+        for line in lines:
+            line_index += 1
+            index = None
+            for slot in line.slots:
+                el, tail = slot
+                is_tail = tail
+                c = el._c_node
+                if not is_tail and c.type != tree.XML_ELEMENT_NODE:
+                    return None
+                # The buffer: path NUL text; the text first, after room for the longest path so far.
+                b.size = 0
+                chars = _collapse(c.next if is_tail else c.children, &b)
+                if chars < 0:
+                    return None
+                if chars == 0:
+                    continue
+                owner = _parent(c) if is_tail else c
+                if owner is NULL:
+                    continue
+                if owner.type != tree.XML_ELEMENT_NODE or owner.ns is not NULL:
+                    return None
+                if memo.doc is None:
+                    memo.doc = el._doc
+                elif el._doc is not memo.doc:
+                    return None
+                entry = memo.find(owner)
+                if entry < 0:
+                    # Usually the parent is known already: one step down, no climb.
+                    parent = _parent(owner) if not _is_body(<const char*> owner.name) else NULL
+                    entry = memo.find(parent) if parent is not NULL else -1
+                    if entry >= 0 and owner.name is not NULL and owner.name[0] != 0:
+                        block = memo.block[entry]
+                        if _layout(<const char*> owner.name):
+                            block = memo.new_block(owner, block)
+                        entry = memo.add(owner, entry, block)
+                    else:
+                        entry = memo.locate(owner)
+                        if entry < 0:
+                            return None
+                keys.append(_hex8(_key_of(&b, memo.arena.data + memo.path_at[entry], memo.path_len[entry])))
+                lengths.append(chars)
+                blocks.append(memo.block[entry])
+                if index is None:
+                    index = line_index
+                line_of.append(index)
+    finally:
+        free(b.data)
+    return segmentation(keys, lengths, blocks, line_of, memo.block_elements, memo.block_parents)
+
+
+cdef uint64_t _key_of(Buf* b, const char* path, Py_ssize_t path_len) except? 0:
+    """The hash of ``path NUL text``, the buffer holding ``text``."""
+    cdef Py_ssize_t n = b.size
+    _reserve(b, n + path_len + 1)
+    memcpy(b.data + n, path, path_len)
+    b.data[n + path_len] = 0
+    memcpy(b.data + n + path_len + 1, b.data, n)
+    return sd_blake2b_8(<const uint8_t*> (b.data + n), n + path_len + 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# SegmentTable.expand
+
+cdef enum:
+    _DF_BITS = 24
+    _DF_MAX = (1 << 24) - 1
+    _SPANS = 256
+
+
+cdef extern from "Python.h":
+    dict _PyDict_NewPresized(Py_ssize_t minused)
+
+
+def expand(dict entries, list keys, long long clock, bint expires, span):
+    """:meth:`SegmentTable.expand` after its clock is advanced to ``clock``: the page's DFs."""
+    cdef dict dfs = _PyDict_NewPresized(len(keys))  # no growing on the way
+    cdef long long stamp = clock << _DF_BITS
+    cdef long long v, old, df
+    cdef int overflow
+    cdef PyObject* found
+    cdef long long spans[_SPANS]
+    cdef list stamped = [None] * _SPANS  # df -> the int stamp | df (one object per DF on a page)
+    cdef Py_ssize_t i
+    for i in range(_SPANS):
+        spans[i] = -1
+    for key in keys:
+        if PyDict_GetItem(dfs, key) is not NULL:
+            continue
+        found = PyDict_GetItem(entries, key)
+        df = 1
+        if found is not NULL:
+            value = <object> found
+            v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
+            if v < 0 or overflow or v >= (1LL << 62):
+                # Not a small packed count (a bad state): Python's arithmetic, and its errors.
+                old_obj = value & _DF_MAX
+                if not expires or clock - (value >> _DF_BITS) <= span(old_obj):
+                    df = min(old_obj + 1, _DF_MAX)
+            else:
+                old = v & _DF_MAX
+                if not expires or clock - (v >> _DF_BITS) <= _span(spans, old, span):
+                    df = min(old + 1, _DF_MAX)
+        if df < _SPANS:
+            entry = stamped[df]
+            if entry is None:
+                entry = stamped[df] = PyLong_FromLongLong(stamp | df)
+        else:
+            entry = PyLong_FromLongLong(stamp | df)
+        PyDict_SetItem(entries, key, entry)
+        PyDict_SetItem(dfs, key, PyLong_FromLongLong(df))
+    return dfs
+
+
+cdef inline long long _span(long long* spans, long long df, span) except? -1:
+    if df < _SPANS:
+        if spans[df] < 0:
+            spans[df] = span(df)
+        return spans[df]
+    return span(df)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sandwich's keys of text lines
+
+def text_line_keys(lines, line_key):
+    """``[line_key(f"{line.path}\\x00{line.text}") for line in lines]`` (``line_key``: for text
+    that is not UTF-8 encodable, lone surrogates)."""
+    cdef list out = []
+    cdef Buf b
+    cdef const char* p
+    cdef const char* t
+    cdef Py_ssize_t np, nt
+    b.data, b.size, b.cap = NULL, 0, 0
+    try:
+        for line in lines:
+            path, text = line.path, line.text
+            try:
+                p = PyUnicode_AsUTF8AndSize(path, &np)
+                t = PyUnicode_AsUTF8AndSize(text, &nt)
+            except UnicodeEncodeError:
+                out.append(line_key(f"{path}\x00{text}"))
+                continue
+            b.size = 0
+            _reserve(&b, np + nt + 1)
+            memcpy(b.data, p, np)
+            b.data[np] = 0
+            memcpy(b.data + np + 1, t, nt)
+            out.append(PyLong_FromLongLong(<int64_t> sd_blake2b_8(<const uint8_t*> b.data, np + nt + 1)))
+    finally:
+        free(b.data)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# CombinedEvidence.site_features' per-line loop
+
+def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
+              long long window, matched, double log_seen, double warm):
+    """The rows of ``site_features`` for ``count`` lines (see the Python loop there)."""
+    cdef double* repeated = <double*> malloc(max(count, 1) * sizeof(double))
+    cdef long long* chars = <long long*> malloc(max(count, 1) * sizeof(long long))
+    cdef char* lcs = <char*> malloc(max(count, 1))
+    cdef Py_ssize_t i, n = len(keys), line
+    cdef long long length, df
+    cdef double share, q, peer = 0.0 if matched is None else 1.0
+    cdef PyObject* found
+    cdef list out = []
+    if repeated is NULL or chars is NULL or lcs is NULL:
+        free(repeated)
+        free(chars)
+        free(lcs)
+        raise MemoryError()
+    try:
+        if len(lengths) != n or len(line_of) != n:
+            raise ValueError("zip() arguments differ in length")
+        for i in range(count):
+            repeated[i] = 0.0
+            chars[i] = 0
+            lcs[i] = 0
+        if window:
+            for i in range(n):
+                line = <object> PyList_GET_ITEM(line_of, i)
+                if line < 0 or line >= count:
+                    raise IndexError("list index out of range")
+                length = <object> PyList_GET_ITEM(lengths, i)
+                found = PyDict_GetItem(dfs, <object> PyList_GET_ITEM(keys, i))
+                df = 1 if found is NULL else <object> found
+                q = <double> (df - 1) / <double> window
+                if 1.0 < q:
+                    q = 1.0
+                repeated[line] += <double> length * q
+                chars[line] += length
+        if matched is not None:
+            for line in matched:
+                if 0 <= line < count:
+                    lcs[line] = 1
+        for i in range(count):
+            share = repeated[i] / <double> chars[i] if chars[i] else 0.0
+            out.append([share, 1.0 if lcs[i] else 0.0, peer, log_seen, share * warm])
+    finally:
+        free(repeated)
+        free(chars)
+        free(lcs)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Forest scoring
+
+cdef struct Node:
+    double threshold  # at a leaf: 1.0, over a slot holding 0.0 (the step stays put)
+    double value  # at a leaf, rate * value (what the generated code adds)
+    int feature  # the used-feature slot compared (see ForestScorer.used)
+    int child  # the left child (the right one is next to it); at a leaf, the leaf itself
+    int leaf  # whether it is a leaf
+
+
+def unfit(forest):
+    """Why :class:`ForestScorer` cannot hold ``forest`` ("" when it can): node arrays of
+    different lengths, a child numbered before its parent or reached twice (scikit-learn
+    numbers children after their parent, so the walk ends), a feature out of range."""
+    cdef Py_ssize_t k, n, node
+    features = len(forest.features)
+    for k, (feature, threshold, left, right, value) in enumerate(forest.trees):
+        n = len(left)
+        if not (n and len(feature) == len(threshold) == len(right) == len(value) == n):
+            return f"tree {k}: node arrays of different lengths"
+        reached = set()
+        for node in range(n):
+            if left[node] == -1:
+                continue
+            if not (type(left[node]) is int and type(right[node]) is int
+                    and node < left[node] < n and node < right[node] < n):
+                return f"tree {k}: node {node}'s children are not after it"
+            if left[node] in reached or right[node] in reached or left[node] == right[node]:
+                return f"tree {k}: a node is reached twice"
+            reached.update((left[node], right[node]))
+            if type(feature[node]) is not int or not 0 <= feature[node] < features:
+                return f"tree {k}: node {node}'s feature {feature[node]!r} is not one"
+    return ""
+
+
+cdef class ForestScorer:
+    """``Forest.probability`` for many rows at once (a model :func:`unfit` finds nothing wrong with).
+
+    Every tree's nodes are laid out breadth first in one C array, the two
+    children of a node side by side, so a step down is ``child + (not x <= t)``
+    without a branch, and a leaf steps to itself, so eight rows walk a tree
+    together.  Only the features the trees compare are read from a row, once,
+    into a C array of doubles (an ``int`` or ``bool`` that a double holds
+    exactly compares as Python compares it; a row with any other value is scored
+    comparing Python objects).  Each row's sum is ``t = base`` then
+    ``t += rate * value[leaf]`` tree by tree, as ``Forest.probability`` adds.
+    """
+
+    cdef Node* nodes
+    cdef int* roots
+    cdef int trees
+    cdef Py_ssize_t features
+    cdef int* used  # feature number of each used-feature slot
+    cdef int nused
+    cdef double base
+    cdef list thresholds  # node -> the Python float (rows of other numbers)
+
+    def __cinit__(self, forest):
+        cdef Py_ssize_t total = 0, at = 0, k, n, head, slot
+        cdef int node, f
+        cdef list order
+        cdef dict position
+        problem = unfit(forest)
+        if problem:
+            raise ValueError(problem)
+        self.trees = len(forest.trees)
+        self.features = len(forest.features)
+        self.base = forest.base
+        for t in forest.trees:
+            total += len(t[2])
+        self.nodes = <Node*> malloc(max(total, 1) * sizeof(Node))
+        self.roots = <int*> malloc(max(self.trees, 1) * sizeof(int))
+        self.used = <int*> malloc(max(self.features, 1) * sizeof(int))
+        if not (self.nodes and self.roots and self.used):
+            raise MemoryError()
+        self.thresholds = [None] * total
+        slot_of = {}
+        rate = forest.rate
+        for k, (feature, threshold, left, right, value) in enumerate(forest.trees):
+            # Breadth first from the root, a node's children side by side.
+            order = [0]
+            position = {0: 0}
+            head = 0
+            while head < len(order):
+                node = order[head]
+                head += 1
+                if left[node] != -1:
+                    position[left[node]] = len(order)
+                    order.append(left[node])
+                    position[right[node]] = len(order)
+                    order.append(right[node])
+            self.roots[k] = at
+            for head in range(len(order)):
+                node = order[head]
+                if left[node] == -1:
+                    self.nodes[at + head].value = rate * value[node]
+                    self.nodes[at + head].threshold = 1.0
+                    self.nodes[at + head].feature = -1  # set below: the slot after the used ones
+                    self.nodes[at + head].child = at + head
+                    self.nodes[at + head].leaf = 1
+                else:
+                    f = feature[node]
+                    if f not in slot_of:
+                        slot_of[f] = len(slot_of)
+                        self.used[slot_of[f]] = f
+                    self.nodes[at + head].threshold = threshold[node]
+                    self.nodes[at + head].value = 0.0
+                    self.nodes[at + head].feature = slot_of[f]
+                    self.nodes[at + head].child = at + position[left[node]]
+                    self.nodes[at + head].leaf = 0
+                    self.thresholds[at + head] = threshold[node]
+            at += len(order)
+        self.nused = len(slot_of)
+        for node in range(at):
+            if self.nodes[node].leaf:
+                self.nodes[node].feature = self.nused
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.roots)
+        free(self.used)
+
+    def probabilities(self, rows):
+        """``[forest.probability(row) for row in rows]``, the same floats."""
+        cdef list xs = rows if type(rows) is list else list(rows)
+        cdef Py_ssize_t count = len(xs), i
+        cdef int k, root, stride = self.nused + 1
+        cdef double* x = <double*> malloc(max(count * stride, 1) * sizeof(double))
+        cdef double* t = <double*> malloc(max(count, 1) * sizeof(double))
+        cdef char* exact = <char*> malloc(max(count, 1))
+        cdef const Node* nodes = self.nodes
+        cdef double* xj[8]
+        cdef int nj[8]
+        cdef int j, n0, n1, n2, n3, n4, n5, n6, n7
+        cdef list out
+        if x is NULL or t is NULL or exact is NULL:
+            free(x)
+            free(t)
+            free(exact)
+            raise MemoryError()
+        try:
+            for i in range(count):
+                row = xs[i]
+                if type(row) is not list:
+                    row = list(row)  # the caller's rows are left as they are
+                if PyList_GET_SIZE(row) != self.features:
+                    raise ValueError(f"expected {self.features} features, got {PyList_GET_SIZE(row)}")
+                exact[i] = _doubles(<list> row, self.used, self.nused, x + i * stride)
+                x[i * stride + self.nused] = 0.0  # the leaves' slot
+                t[i] = self.base
+            for k in range(self.trees):
+                root = self.roots[k]
+                # Eight rows at a time: eight independent walks in flight.  A leaf steps to
+                # itself, so the walks that end first wait there for the others.
+                for i in range(0, count, 8):
+                    for j in range(8):
+                        xj[j] = x + min(i + j, count - 1) * stride
+                    n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = root
+                    while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf
+                               & nodes[n4].leaf & nodes[n5].leaf & nodes[n6].leaf & nodes[n7].leaf):
+                        n0 = nodes[n0].child + (not (xj[0][nodes[n0].feature] <= nodes[n0].threshold))
+                        n1 = nodes[n1].child + (not (xj[1][nodes[n1].feature] <= nodes[n1].threshold))
+                        n2 = nodes[n2].child + (not (xj[2][nodes[n2].feature] <= nodes[n2].threshold))
+                        n3 = nodes[n3].child + (not (xj[3][nodes[n3].feature] <= nodes[n3].threshold))
+                        n4 = nodes[n4].child + (not (xj[4][nodes[n4].feature] <= nodes[n4].threshold))
+                        n5 = nodes[n5].child + (not (xj[5][nodes[n5].feature] <= nodes[n5].threshold))
+                        n6 = nodes[n6].child + (not (xj[6][nodes[n6].feature] <= nodes[n6].threshold))
+                        n7 = nodes[n7].child + (not (xj[7][nodes[n7].feature] <= nodes[n7].threshold))
+                    nj[0], nj[1], nj[2], nj[3], nj[4], nj[5], nj[6], nj[7] = n0, n1, n2, n3, n4, n5, n6, n7
+                    for j in range(min(8, count - i)):
+                        t[i + j] += nodes[nj[j]].value
+            for i in range(count):
+                if not exact[i]:
+                    row = xs[i]
+                    t[i] = self._total_objects(row if type(row) is list else list(row))
+            out = [None] * count
+            for i in range(count):
+                t[i] = t[i] if t[i] < 50.0 else 50.0  # min(50.0, t)
+                t[i] = t[i] if t[i] > -50.0 else -50.0  # max(-50.0, t)
+                out[i] = 1.0 / (1.0 + exp(-t[i]))
+            return out
+        finally:
+            free(x)
+            free(t)
+            free(exact)
+
+    cdef double _total_objects(self, list x) except? -1.0:
+        """One row's sum, comparing its values as Python objects."""
+        cdef double total = self.base
+        cdef int k, node
+        for k in range(self.trees):
+            node = self.roots[k]
+            while not self.nodes[node].leaf:
+                le = x[self.used[self.nodes[node].feature]] <= self.thresholds[node]
+                node = self.nodes[node].child + (0 if le else 1)
+            total += self.nodes[node].value
+        return total
+
+
+cdef inline bint _doubles(list row, const int* used, int nused, double* out) except -1:
+    """The used features of ``row`` as doubles; False when one is not a float, or an
+    int a double holds exactly (the row is then scored on Python objects)."""
+    cdef int j
+    cdef PyObject* v
+    cdef long long n
+    cdef int overflow
+    for j in range(nused):
+        v = PyList_GET_ITEM(row, used[j])
+        if PyFloat_CheckExact(<object> v):
+            out[j] = PyFloat_AS_DOUBLE(<object> v)
+        elif PyLong_Check(<object> v):  # int and bool
+            n = PyLong_AsLongLongAndOverflow(<object> v, &overflow)
+            if overflow or not -(1LL << 53) <= n <= (1LL << 53):
+                return False
+            out[j] = <double> n
+        else:
+            return False
+    return True
