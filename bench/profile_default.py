@@ -58,8 +58,7 @@ PROFILED = ("docs", "c2f")
 STEPS: tuple[tuple[str, Any, str], ...] = (
     ("decode", engine_module, "decode_html"),
     ("parse", engine_module, "parse_html"),
-    ("checks", engine_module, "count_nodes"),
-    ("checks", engine_module, "deeper_than"),
+    ("checks", engine_module, "tree_size_and_depth"),
     ("visible lines", runner_base, "visible_lines"),
     ("line features", combined, "line_features"),
     ("site features", combined.CombinedEvidence, "site_features"),

@@ -139,7 +139,7 @@ def keep_content_after_early_end(html: str) -> str:
 
 def parse_html(html: str) -> etree._Element | None:
     """Parse with recovery; ``None`` when there is no document at all."""
-    if not html.strip():
+    if not html or html.isspace():  # as strip() would say, without copying the page
         return None
     try:
         html = _XML_DECL.sub("", html, count=1)

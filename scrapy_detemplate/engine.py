@@ -174,7 +174,7 @@ class Detemplater:
         owned = tree is None
         html = ""
         if tree is None:
-            if body is None or not body.strip():
+            if body is None or not body or body.isspace():  # isspace stops at the first mark; strip copies
                 return self._passthrough(url, "empty", bytes_in)
             if bytes_in > cfg.max_bytes:
                 return self._passthrough(url, "too_large", bytes_in)
