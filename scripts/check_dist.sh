@@ -42,6 +42,7 @@ ls -l "$SDIST" "$WHEEL"
 echo "== the sdist's files"
 tar tzf "$SDIST" | sed 's|^[^/]*/||' >"$TMP/sdist.txt"
 for need in LICENSE CHANGELOG.md README.md MANIFEST.in setup.py pyproject.toml scrapy_detemplate/methods/_walk.pyx \
+  scrapy_detemplate/_tree.pyx scrapy_detemplate/methods/_density.pyx scrapy_detemplate/methods/_site.pyx \
   scrapy_detemplate/py.typed scrapy_detemplate/data/combined_model.json tests/conftest.py tests/quality_floors.json \
   tests/methods/test_walk.py tests/integration/test_scrapy_redis.py example_project/demosite.py; do
   grep -qx "$need" "$TMP/sdist.txt" || { echo "missing from the sdist: $need"; exit 1; }
@@ -62,14 +63,18 @@ PAGE='{"url": "http://127.0.0.1/a/1", "html": "<html><body><nav>Home News</nav><
 CHECK='
 import importlib.metadata, json, os, sys
 import scrapy_detemplate
+from scrapy_detemplate import _compiled
 from scrapy_detemplate.methods import rtdm
+from scrapy_detemplate.runners import combined  # loads every compiled module the default uses
 installed = scrapy_detemplate.__file__
 assert "site-packages" in installed, installed  # the installed package, not a source tree
 assert scrapy_detemplate.__version__ == importlib.metadata.version("scrapy-detemplate"), scrapy_detemplate.__version__
-compiled = rtdm._compiled_walk is not None
-print(f"scrapy_detemplate {scrapy_detemplate.__version__} from {os.path.dirname(installed)}; compiled walk: {compiled}")
+status = _compiled.status()
+wanted = {"scrapy_detemplate._tree", "scrapy_detemplate.methods._density", "scrapy_detemplate.methods._site"}
+compiled = rtdm._compiled_walk is not None and set(status) == wanted and not any(status.values())
+print(f"scrapy_detemplate {scrapy_detemplate.__version__} from {os.path.dirname(installed)}; compiled: {status}")
 if os.environ.get("CHECK_DIST_COMPILED", "1") == "1":
-    assert compiled, "the compiled walk was not built or not loaded"
+    assert compiled, f"a compiled module was not built or not loaded: {status}"
 '
 
 check_install() {  # KIND FILE
@@ -108,5 +113,6 @@ _pip "$TMP/venv-sdist" install --quiet "pytest>=8" "hypothesis>=6.100"
 # Run from the unpacked sdist, but import the installed package: the source tree's copy is moved aside.
 SRC=$(ls -d "$TMP"/src/scrapy_detemplate-*)
 mv "$SRC/scrapy_detemplate" "$SRC/_source_package"
-(cd "$SRC" && "$TMP/venv-sdist/bin/pytest" -q -p no:cacheprovider tests/methods/test_walk.py tests/test_html.py)
+(cd "$SRC" && "$TMP/venv-sdist/bin/pytest" -q -p no:cacheprovider tests/methods/test_walk.py tests/test_html.py \
+  tests/test_tree.py tests/methods/test_density_compiled.py tests/methods/test_site.py)
 echo "== dist check passed"
