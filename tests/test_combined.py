@@ -9,7 +9,7 @@ import pytest
 
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
-from scrapy_detemplate.runners.combined import FEATURES, decide, keep_table_rows_whole, load_forest
+from scrapy_detemplate.runners.combined import FEATURES, decide, decide_page, keep_table_rows_whole, load_forest
 from scrapy_detemplate.train_combined import line_labels
 
 STORY = " ".join(["The council met on Tuesday, and the vote on the bridge passed, after a long debate."] * 3)
@@ -100,6 +100,29 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     rows = [new_text, repeated, links, first_page]
     assert decide(rows, _every(0.35), 0.45, 0.9) == {1, 2, 3}  # weak page evidence: the new text stays
     assert decide(rows, _every(0.2), 0.45, 0.9) == {0, 1, 2, 3}  # strong page evidence: it goes too
+
+
+def test_a_sites_first_page_keeps_lines_the_trees_are_unsure_of():
+    first = [_row(log_words=3.0) for _ in range(4)]  # no site evidence: the site's first page
+    second = [_row(log_words=3.0, log_pages_seen=math.log1p(1) / 4) for _ in range(4)]
+    sizes = [100, 100, 100, 100]
+    unsure = _scores([0.4, 0.4, 0.9, 0.9])  # two lines just below the threshold
+    assert decide_page(second, sizes, unsure, 0.45, 0.9) == {0, 1}
+    assert decide_page(first, sizes, unsure, 0.45, 0.9) == set()  # below 0.35 only
+    assert decide_page(first, sizes, _scores([0.3, 0.3, 0.9, 0.9]), 0.45, 0.9) == {0, 1}
+
+
+def test_a_first_page_the_trees_would_empty_keeps_all_but_the_surest_template():
+    rows = [_row(log_words=3.0) for _ in range(5)]
+    sizes = [100, 100, 100, 100, 20]
+    scores = _scores([0.3, 0.3, 0.3, 0.9, 0.1])  # 0.35 would keep 100 of 420 characters (under 30%)
+    assert decide_page(rows, sizes, scores, 0.45, 0.9) == {4}  # only what is below 0.25 goes
+    assert decide_page(rows, [100, 100, 100, 300, 20], scores, 0.45, 0.9) == {0, 1, 2, 4}  # 300 of 620 kept
+
+
+def _scores(values: list[float]) -> Callable[[list[list[float]]], list[float]]:
+    """A scorer giving the rows of a page these probabilities (in order; rows decided outright are not asked)."""
+    return lambda rows: values[: len(rows)]
 
 
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():

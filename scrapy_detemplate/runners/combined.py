@@ -46,6 +46,11 @@ _KNOWN_SITE = math.log1p(3) / 4
 NEW_DF = 0.2
 NEW_LINK_DENSITY = 0.3
 UNIQUE_MARGIN = 0.2
+#: On a site's first page (no site evidence at all) lines go only below the threshold minus
+#: FIRST_PAGE_MARGIN, and below the threshold minus UNIQUE_MARGIN when that would still keep less
+#: than COLLAPSE_SHARE of the page's characters (``decide_page``).
+FIRST_PAGE_MARGIN = 0.1
+COLLAPSE_SHARE = 0.3
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 #: The compiled per-line loop of ``site_features`` (``_site.pyx``), or ``None``: the Python one runs.
@@ -139,13 +144,46 @@ class CombinedRunner:
         self._site_df = config.combined_site_df
 
     def run(self, page: ParsedPage) -> Verdict:
-        template = decide(self._evidence.features(page), self._probabilities, self._threshold, self._site_df)
+        rows = self._evidence.features(page)
+        sizes = [len(line.text) for line in page.lines]
+        template = decide_page(rows, sizes, self._probabilities, self._threshold, self._site_df)
         template = keep_table_rows_whole(page.lines, template)
         if not template:
             return Verdict(detail="all_content")
         if len(template) == len(page.lines):
             return Verdict(detail="all_template")  # keep the page whole rather than return nothing
         return Verdict(template_lines=template)
+
+
+def decide_page(
+    rows: list[list[float]],
+    sizes: Sequence[int],
+    probabilities: Callable[[list[list[float]]], Sequence[float]],
+    threshold: float,
+    site_df: float,
+) -> frozenset[int]:
+    """The template lines of a page (:func:`decide`), with more care on a site's first page.
+
+    The first page of a site has no site evidence at all: only what the page
+    itself looks like, learned on other sites' pages, decides.  There a line goes
+    only below ``threshold - FIRST_PAGE_MARGIN``; and when that would still leave
+    less than :data:`COLLAPSE_SHARE` of the page's characters (``sizes``: the
+    lines' lengths), the page looks unlike anything the trees know (a forum
+    thread, a listing of links, a shop's grid), and only lines below
+    ``threshold - UNIQUE_MARGIN`` go.  Losing a page's content is worse than
+    leaking its menus; from the second page of a site on, site evidence speaks
+    too.  Measured on sites never seen (grouped cross-validation, the four dev
+    corpora): the wcxb-dev pages whose F1 falls more than 0.03 below keeping
+    every line went from 58 to 40, F1 unchanged (0.840 micro), the other
+    corpora within 0.001.
+    """
+    if not rows or rows[0][_PAGES_SEEN] > 0:
+        return decide(rows, probabilities, threshold, site_df)
+    template = decide(rows, probabilities, threshold - FIRST_PAGE_MARGIN, site_df)
+    total = sum(sizes)
+    if total and total - sum(sizes[i] for i in template) < COLLAPSE_SHARE * total:
+        template = decide(rows, probabilities, threshold - UNIQUE_MARGIN, site_df)
+    return template
 
 
 def decide(
