@@ -35,7 +35,9 @@ def test_crawl_exports_article_text_without_template(site, tmp_path):
         assert not [line for line in demosite.TEMPLATE_LINES if line in content], page.path
     assert crawl.stats["detemplate/pages"] == len(crawl.items)
     assert crawl.stats["detemplate/cleaned"] >= len(articles)
-    assert crawl.stats["detemplate/template_bytes_removed"] > 0
+    assert crawl.stats["detemplate/template_chars_removed"] > 0
+    # Nothing asks for the clean HTML (no HTML field, body not replaced): it is not rendered.
+    assert crawl.stats.get("detemplate/template_bytes_removed", 0) == 0
     assert "detemplate/error" not in crawl.stats
     assert "% of visible text removed as template" in crawl.log
 
@@ -59,6 +61,7 @@ def test_dont_detemplate_and_replace_body(site, tmp_path):
     skipped = items["/news/story-2.html"]
     assert skipped["result_status"] is None and "content" not in skipped
     assert crawl.stats["detemplate/skipped"] == 1
+    assert crawl.stats["detemplate/template_bytes_removed"] > 0  # the replaced body is the clean HTML
 
 
 def test_a_copied_meta_never_fills_another_pages_items(site, tmp_path):
