@@ -259,3 +259,30 @@ def test_markdown_field_is_filled_by_the_spider_middleware_and_the_pipeline():
     resp = response("http://ex.com/", page)
     DetemplateDownloaderMiddleware.from_crawler(crawler_with()).process_response(resp.request, resp)
     assert resp.meta["detemplate"].markdown == "" and resp.meta["detemplate"].text  # not asked for: not rendered
+
+
+# -- whether the default's compiled modules are in use (issue 15) -----------------
+
+
+def test_the_compiled_modules_are_logged_and_counted(caplog):
+    import logging
+
+    from scrapy_detemplate import _compiled
+
+    with caplog.at_level(logging.INFO, logger="scrapy_detemplate"):
+        crawler = crawler_with()
+        DetemplateDownloaderMiddleware.from_crawler(crawler)
+    in_use = not any(_compiled.status().values())
+    assert crawler.stats.get_value("detemplate/compiled") == int(in_use)
+    assert ("compiled modules in use" if in_use else "running the Python functions") in caplog.text
+
+
+def test_a_missing_compiled_module_is_named_with_why(caplog, monkeypatch):
+    from scrapy_detemplate import _compiled
+
+    monkeypatch.setitem(_compiled._STATUS, "scrapy_detemplate._tree", "scrapy_detemplate._tree is not built (test)")
+    crawler = crawler_with()
+    DetemplateDownloaderMiddleware.from_crawler(crawler)
+    assert crawler.stats.get_value("detemplate/compiled") == 0
+    assert "running the Python functions instead of scrapy_detemplate._tree" in caplog.text
+    assert "is not built (test)" in caplog.text
