@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from scrapy_detemplate import _compiled
+from scrapy_detemplate import _compiled as _compiled_modules
 from scrapy_detemplate._html import Line
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
@@ -54,7 +54,7 @@ COLLAPSE_SHARE = 0.3
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 #: The compiled per-line loop of ``site_features`` (``_site.pyx``), or ``None``: the Python one runs.
-_site = _compiled.load("scrapy_detemplate.methods._site")
+_compiled = _compiled_modules.load("scrapy_detemplate.methods._site")
 
 
 def load_forest(path: str = "") -> Forest:
@@ -98,8 +98,8 @@ class CombinedEvidence:
         seen = clock - 1  # earlier pages of the site
         window = min(seen, DF_WINDOW)
         log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
-        if _site is not None:
-            rows: list[list[float]] = _site.site_rows(
+        if _compiled is not None:
+            rows: list[list[float]] = _compiled.site_rows(
                 seg.keys, seg.lengths, seg.lines, dfs, len(page.lines), window, matched, log_seen, warm
             )
             return rows
@@ -303,4 +303,4 @@ def _row_of(line: Line) -> etree._Element | None:
 
 
 #: The compiled walks (``scrapy_detemplate/_tree.pyx``), or None when they are not built.
-_tree = _compiled.load("scrapy_detemplate._tree")
+_tree = _compiled_modules.load("scrapy_detemplate._tree")
