@@ -45,15 +45,18 @@ def report_compiled(stats: StatsCollector | None) -> None:
     """Say once, at start-up, whether the compiled modules run (stats ``detemplate/compiled``:
     1 when every one loaded, else 0 and a warning naming what is missing and why)."""
     from scrapy_detemplate import _compiled
+    from scrapy_detemplate.methods.rtdm import WALK_MODULE
 
-    missing = {name: why for name, why in _compiled.status().items() if why}
+    # rtdm's walk is reported on its own (report_walk), with its own stat, when rtdm runs.
+    status = {name: why for name, why in _compiled.status().items() if name != WALK_MODULE}
+    missing = {name: why for name, why in status.items() if why}
     if missing:
         logger.warning(
             "detemplate: running the Python functions instead of %s, about four times the time for the "
             "default (same results): %s", ", ".join(sorted(missing)), "; ".join(missing.values()),
         )  # fmt: skip
     else:
-        logger.info("detemplate: compiled modules in use: %s", ", ".join(sorted(_compiled.status())))
+        logger.info("detemplate: compiled modules in use: %s", ", ".join(sorted(status)))
     if stats is not None:
         stats.set_value("detemplate/compiled", int(not missing))
 

@@ -70,8 +70,9 @@ installed = scrapy_detemplate.__file__
 assert "site-packages" in installed, installed  # the installed package, not a source tree
 assert scrapy_detemplate.__version__ == importlib.metadata.version("scrapy-detemplate"), scrapy_detemplate.__version__
 status = _compiled.status()
-wanted = {"scrapy_detemplate._tree", "scrapy_detemplate.methods._density", "scrapy_detemplate.methods._site"}
-compiled = rtdm._compiled_walk is not None and set(status) == wanted and not any(status.values())
+wanted = {"scrapy_detemplate._tree", "scrapy_detemplate.methods._density", "scrapy_detemplate.methods._site",
+          rtdm.WALK_MODULE}
+compiled = set(status) == wanted and not any(status.values())
 print(f"scrapy_detemplate {scrapy_detemplate.__version__} from {os.path.dirname(installed)}; compiled: {status}")
 if os.environ.get("CHECK_DIST_COMPILED", "1") == "1":
     assert compiled, f"a compiled module was not built or not loaded: {status}"

@@ -59,6 +59,7 @@ from typing import Any
 from lxml import etree
 from rapidfuzz.distance import LCSseq
 
+from scrapy_detemplate import _compiled
 from scrapy_detemplate._html import SKIP_TAGS
 
 _DIGITS = re.compile(r"\d+")
@@ -1066,17 +1067,14 @@ class FindTemplate:
         self.seen += 1
 
 
+#: The compiled walk's module (``_walk.pyx``).
+WALK_MODULE = "scrapy_detemplate.methods._walk"
+
+
 def _load_compiled_walk() -> tuple[Any, str]:
     """The compiled walk, when it was built against the lxml in use (else None), and why not."""
-    try:
-        from scrapy_detemplate.methods import _walk  # type: ignore[attr-defined]
-    except Exception as exc:  # not built, or built against an lxml whose C API differs
-        return None, f"scrapy_detemplate.methods._walk is not built or does not load ({type(exc).__name__}: {exc})"
-    built = tuple(getattr(_walk, "LXML_VERSION", ()))[:2]
-    if built != etree.LXML_VERSION[:2]:
-        built_text, running = (".".join(map(str, v)) for v in (built, etree.LXML_VERSION[:2]))
-        return None, f"it was built against lxml {built_text}, lxml {running} runs (reinstall to rebuild)"
-    return _walk, ""
+    walk = _compiled.load(WALK_MODULE)
+    return walk, _compiled.status()[WALK_MODULE]
 
 
 _compiled_walk, _why_not_compiled = _load_compiled_walk()

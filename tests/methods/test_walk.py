@@ -12,6 +12,7 @@ import shutil
 import pytest
 from lxml import etree
 
+from scrapy_detemplate import _compiled
 from scrapy_detemplate._html import find_body, parse_html
 from scrapy_detemplate.methods import rtdm
 
@@ -28,6 +29,7 @@ def test_the_compiled_walk_is_built_and_loaded_where_a_c_compiler_is() -> None:
 @pytest.mark.skipif(rtdm._compiled_walk is None, reason="the compiled walk is not built here")
 def test_a_walk_built_against_another_lxml_is_not_used_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rtdm.compiled_walk() == (True, "")
+    monkeypatch.setattr(_compiled, "_STATUS", dict(_compiled._STATUS))  # this load's verdict stays in this test
     monkeypatch.setattr(rtdm.etree, "LXML_VERSION", (1, 2, 0, 0))  # as after an lxml upgrade
     walk, why = rtdm._load_compiled_walk()
     assert walk is None and "lxml 1.2 runs" in why
