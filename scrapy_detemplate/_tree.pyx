@@ -17,12 +17,14 @@ was built against another lxml, the Python functions run.
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
+
+from scrapy_detemplate._nodes cimport Buf, grow, is_text, put, reserve, space, text_or_skip
 
 cetree.import_lxml__etree()
 
@@ -55,36 +57,6 @@ cdef int _init() except -1:
     return 0
 
 
-# -- growable byte buffers --------------------------------------------------------------------------
-
-cdef struct Buf:
-    unsigned char* data
-    Py_ssize_t len
-    Py_ssize_t cap
-
-
-cdef int _reserve(Buf* b, Py_ssize_t extra) except -1:
-    cdef Py_ssize_t cap = b.cap if b.cap else 256
-    cdef unsigned char* grown
-    if b.len + extra + 1 <= b.cap:
-        return 0
-    while cap < b.len + extra + 1:
-        cap *= 2
-    grown = <unsigned char*> realloc(b.data, cap)
-    if grown is NULL:
-        raise MemoryError()
-    b.data, b.cap = grown, cap
-    return 0
-
-
-cdef inline int _put(Buf* b, const unsigned char* s, Py_ssize_t n) except -1:
-    if b.len + n + 1 > b.cap:
-        _reserve(b, n)
-    memcpy(b.data + b.len, s, n)
-    b.len += n
-    return 0
-
-
 cdef inline Py_ssize_t _strlen(const unsigned char* s) noexcept nogil:
     cdef Py_ssize_t n = 0
     while s[n]:
@@ -94,59 +66,23 @@ cdef inline Py_ssize_t _strlen(const unsigned char* s) noexcept nogil:
 
 # -- text as lxml reads it --------------------------------------------------------------------------
 
-cdef inline bint _is_text(xmlNode* c) noexcept nogil:
-    return c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE
-
-
-cdef inline xmlNode* _text_or_skip(xmlNode* c) noexcept nogil:
-    """lxml's ``_textNodeOrSkip``: the text node at ``c``, past XInclude markers, or NULL."""
-    while c is not NULL:
-        if _is_text(c):
-            return c
-        if c.type == tree.XML_XINCLUDE_START or c.type == tree.XML_XINCLUDE_END:
-            c = c.next
-        else:
-            return NULL
-    return NULL
-
-
 cdef inline bint _has_text(xmlNode* c) noexcept nogil:
     """Whether lxml's text of the run of text nodes from ``c`` (``.text``/``.tail``) is not empty."""
-    c = _text_or_skip(c)
+    c = text_or_skip(c)
     while c is not NULL:
         if c.content is not NULL and c.content[0]:
             return True
-        c = _text_or_skip(c.next)
+        c = text_or_skip(c.next)
     return False
 
 
 cdef inline int _put_text(Buf* b, xmlNode* c) except -1:
     """Append the text of the run of text nodes from ``c`` (UTF-8, as libxml2 holds it)."""
-    c = _text_or_skip(c)
+    c = text_or_skip(c)
     while c is not NULL:
         if c.content is not NULL:
-            _put(b, <const unsigned char*> c.content, _strlen(<const unsigned char*> c.content))
-        c = _text_or_skip(c.next)
-    return 0
-
-
-cdef inline Py_ssize_t _space(const unsigned char* p, Py_ssize_t left) noexcept nogil:
-    """The length of the whitespace character (``WHITESPACE``) at ``p`` in UTF-8, else 0."""
-    cdef unsigned char b = p[0]
-    if b < 0x80:
-        return 1 if b == 32 or 9 <= b <= 13 or 28 <= b <= 31 else 0
-    if b == 0xC2:
-        return 2 if left >= 2 and (p[1] == 0x85 or p[1] == 0xA0) else 0
-    if left < 3:
-        return 0
-    if b == 0xE2:
-        if p[1] == 0x80:
-            return 3 if p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF else 0
-        return 3 if p[1] == 0x81 and p[2] == 0x9F else 0
-    if b == 0xE1:
-        return 3 if p[1] == 0x9A and p[2] == 0x80 else 0
-    if b == 0xE3:
-        return 3 if p[1] == 0x80 and p[2] == 0x80 else 0
+            put(b, <const unsigned char*> c.content, _strlen(<const unsigned char*> c.content))
+        c = text_or_skip(c.next)
     return 0
 
 
@@ -159,7 +95,7 @@ cdef Py_ssize_t _collapse(const unsigned char* s, Py_ssize_t n, unsigned char* o
     cdef Py_ssize_t i = 0, o = 0, w
     cdef bint gap = False
     while i < n:
-        w = _space(s + i, n - i)
+        w = space(s + i, n - i)
         if w:
             gap = True
             i += w
@@ -261,11 +197,11 @@ cdef class _Lines:
         """A non-empty ``.text`` (``is_tail`` false) or ``.tail`` of ``el`` joins the line."""
         if not self.count:
             self.start.len = 0
-            _put(&self.start, self.path.data, self.path.len)
+            put(&self.start, self.path.data, self.path.len)
         _put_text(&self.raw, el.next if is_tail else el.children)
         if self.count == self.cap:
             self.cap = self.cap * 2 if self.cap else 64
-            self.slots = <Slot*> _grow(self.slots, self.cap * sizeof(Slot))
+            self.slots = <Slot*> grow(self.slots, self.cap * sizeof(Slot))
         self.slots[self.count].node, self.slots[self.count].is_tail = el, is_tail
         self.count += 1
         return 0
@@ -275,7 +211,7 @@ cdef class _Lines:
         cdef Py_ssize_t n, i
         cdef list slots
         if self.flat.cap < self.raw.len + 1:
-            _reserve(&self.flat, self.raw.len)
+            reserve(&self.flat, self.raw.len)
         n = _collapse(self.raw.data, self.raw.len, self.flat.data)
         if n:
             text = PyUnicode_DecodeUTF8(<const char*> self.flat.data, n, NULL)
@@ -331,12 +267,12 @@ cdef object _walk_lines(cetree._Element body):
                         walk.flush()
                     if depth == cap:
                         cap = cap * 2 if cap else 64
-                        marks = <Py_ssize_t*> _grow(marks, cap * sizeof(Py_ssize_t))
+                        marks = <Py_ssize_t*> grow(marks, cap * sizeof(Py_ssize_t))
                     marks[depth] = walk.path.len
                     depth += 1
                     if walk.path.len:
-                        _put(&walk.path, <const unsigned char*> b"/", 1)
-                    _put(&walk.path, <const unsigned char*> c.name, _strlen(<const unsigned char*> c.name))
+                        put(&walk.path, <const unsigned char*> b"/", 1)
+                    put(&walk.path, <const unsigned char*> c.name, _strlen(<const unsigned char*> c.name))
                     if _has_text(c.children):
                         walk.piece(c, False)
                     child = _next_item(c.children)
@@ -363,13 +299,6 @@ cdef object _walk_lines(cetree._Element body):
     finally:
         free(marks)
     return walk.lines
-
-
-cdef void* _grow(void* block, size_t size) except NULL:
-    cdef void* grown = realloc(block, size)
-    if grown is NULL:
-        raise MemoryError()
-    return grown
 
 
 # -- the engine's size checks -----------------------------------------------------------------------
@@ -423,8 +352,8 @@ cdef class _Index:
         cdef xmlNode* c = top
         cdef xmlNode* child
         cdef size_t size = 1, h
-        self.nodes = <xmlNode**> _grow(NULL, cap * sizeof(xmlNode*))
-        self.parents = <Py_ssize_t*> _grow(NULL, cap * sizeof(Py_ssize_t))
+        self.nodes = <xmlNode**> grow(NULL, cap * sizeof(xmlNode*))
+        self.parents = <Py_ssize_t*> grow(NULL, cap * sizeof(Py_ssize_t))
         # Pre-order as lxml's iter() goes: every node it hands out (_isElement), children of all
         # but entity references; ``cur`` is the number of ``c``, ``at`` that of the next one's parent.
         self.nodes[0], self.parents[0], n = top, -1, 1
@@ -444,8 +373,8 @@ cdef class _Index:
                 at = self.parents[cur]
             if n == cap:
                 cap *= 2
-                self.nodes = <xmlNode**> _grow(self.nodes, cap * sizeof(xmlNode*))
-                self.parents = <Py_ssize_t*> _grow(self.parents, cap * sizeof(Py_ssize_t))
+                self.nodes = <xmlNode**> grow(self.nodes, cap * sizeof(xmlNode*))
+                self.parents = <Py_ssize_t*> grow(self.parents, cap * sizeof(Py_ssize_t))
             self.nodes[n], self.parents[n] = child, at
             cur = n
             n += 1
@@ -454,8 +383,8 @@ cdef class _Index:
         while size < 2 * <size_t> n:
             size *= 2
         self.mask = size - 1
-        self.keys = <xmlNode**> _grow(NULL, size * sizeof(xmlNode*))
-        self.values = <Py_ssize_t*> _grow(NULL, size * sizeof(Py_ssize_t))
+        self.keys = <xmlNode**> grow(NULL, size * sizeof(xmlNode*))
+        self.values = <Py_ssize_t*> grow(NULL, size * sizeof(Py_ssize_t))
         memset(self.keys, 0, size * sizeof(xmlNode*))
         for i in range(n):
             h = _hash(self.nodes[i]) & self.mask
@@ -507,9 +436,9 @@ def removal(cetree._Element body, list lines, template_lines, template_elements)
     index.build(top)
     n = index.count
     try:
-        kept = <Py_ssize_t*> _grow(NULL, n * sizeof(Py_ssize_t))
-        removed = <Py_ssize_t*> _grow(NULL, n * sizeof(Py_ssize_t))
-        forced = <unsigned char*> _grow(NULL, n)
+        kept = <Py_ssize_t*> grow(NULL, n * sizeof(Py_ssize_t))
+        removed = <Py_ssize_t*> grow(NULL, n * sizeof(Py_ssize_t))
+        forced = <unsigned char*> grow(NULL, n)
         memset(kept, 0, n * sizeof(Py_ssize_t))
         memset(removed, 0, n * sizeof(Py_ssize_t))
         memset(forced, 0, n)

@@ -43,6 +43,7 @@ echo "== the sdist's files"
 tar tzf "$SDIST" | sed 's|^[^/]*/||' >"$TMP/sdist.txt"
 for need in LICENSE CHANGELOG.md README.md MANIFEST.in setup.py pyproject.toml scrapy_detemplate/methods/_walk.pyx \
   scrapy_detemplate/_tree.pyx scrapy_detemplate/methods/_density.pyx scrapy_detemplate/methods/_site.pyx \
+  scrapy_detemplate/_nodes.pxd \
   scrapy_detemplate/py.typed scrapy_detemplate/data/combined_model.json tests/conftest.py tests/quality_floors.json \
   tests/methods/test_walk.py tests/integration/test_scrapy_redis.py example_project/demosite.py; do
   grep -qx "$need" "$TMP/sdist.txt" || { echo "missing from the sdist: $need"; exit 1; }

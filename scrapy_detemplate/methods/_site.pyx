@@ -29,7 +29,7 @@ the Python functions run.
 
 from libc.math cimport exp
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, strcmp, strlen
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
@@ -42,6 +42,8 @@ from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
+
+from scrapy_detemplate._nodes cimport Buf, grow, reserve, space, text_or_skip
 
 cetree.import_lxml__etree()
 
@@ -154,49 +156,7 @@ def blake2b_8(bytes data):
 
 
 # ---------------------------------------------------------------------------------------------
-# A growing byte buffer.
-
-cdef struct Buf:
-    char* data
-    Py_ssize_t size
-    Py_ssize_t cap
-
-
-cdef int _reserve(Buf* b, Py_ssize_t extra) except -1:
-    cdef Py_ssize_t cap
-    cdef char* grown
-    if b.size + extra <= b.cap:
-        return 0
-    cap = max(2 * b.cap, b.size + extra, 256)
-    grown = <char*> realloc(b.data, cap)
-    if grown is NULL:
-        raise MemoryError()
-    b.data, b.cap = grown, cap
-    return 0
-
-
-# ---------------------------------------------------------------------------------------------
-# White space as str.split() sees it, on UTF-8.
-
-cdef inline int _space(const unsigned char* p) noexcept nogil:
-    """Bytes taken by the white space character at ``p`` (0: not white space)."""
-    cdef unsigned char c = p[0]
-    if c < 0x80:
-        return 1 if (9 <= c <= 13 or 28 <= c <= 32) else 0
-    if c == 0xC2:
-        return 2 if (p[1] == 0x85 or p[1] == 0xA0) else 0
-    if c == 0xE1:
-        return 3 if (p[1] == 0x9A and p[2] == 0x80) else 0
-    if c == 0xE2:
-        if p[1] == 0x80:
-            return 3 if (0x80 <= p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF) else 0
-        if p[1] == 0x81:
-            return 3 if p[2] == 0x9F else 0
-        return 0
-    if c == 0xE3:
-        return 3 if (p[1] == 0x80 and p[2] == 0x80) else 0
-    return 0
-
+# Text as str.split() sees it, on UTF-8 (white space: _nodes.space).
 
 cdef inline int _char_bytes(const unsigned char* p) noexcept nogil:
     """Length of the UTF-8 character at ``p`` (0: not well-formed UTF-8: ask Python)."""
@@ -225,38 +185,22 @@ cdef inline int _char_bytes(const unsigned char* p) noexcept nogil:
     return n
 
 
-cdef inline bint _is_text(xmlNode* c) noexcept nogil:
-    return c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE
-
-
-cdef inline xmlNode* _text_or_skip(xmlNode* c) noexcept nogil:
-    """lxml's ``_textNodeOrSkip``: the text node at ``c``, skipping XInclude markers, else NULL."""
-    while c is not NULL:
-        if _is_text(c):
-            return c
-        if c.type == tree.XML_XINCLUDE_START or c.type == tree.XML_XINCLUDE_END:
-            c = c.next
-            continue
-        return NULL
-    return NULL
-
-
 cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
     """Append ``" ".join(raw.split())`` of the run of text nodes from ``run`` (lxml's ``.text``
     or ``.tail``) to ``b``; its length in characters, or -1 when it is not well-formed UTF-8."""
-    cdef xmlNode* node = _text_or_skip(run)
+    cdef xmlNode* node = text_or_skip(run)
     cdef const unsigned char* p
     cdef bint words = False
     cdef bint gap = False
     cdef Py_ssize_t chars = 0
     cdef int w, k
     cdef unsigned char c
-    cdef char* out
+    cdef unsigned char* out
     while node is not NULL:
         p = <const unsigned char*> node.content
         if p is not NULL:
-            _reserve(b, strlen(<const char*> p) + 1)  # the most this node adds: a space, then its bytes
-            out = b.data + b.size
+            reserve(b, strlen(<const char*> p) + 1)  # the most this node adds: a space, then its bytes
+            out = b.data + b.len
             while p[0]:
                 c = p[0]
                 if 32 < c < 0x80 or (c < 28 and not 9 <= c <= 13):  # plain ASCII, not white space
@@ -271,7 +215,7 @@ cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
                     chars += 1
                     words = True
                     continue
-                w = _space(p)
+                w = space(p, 3)  # the text ends in a NUL: no byte past it is read
                 if w:
                     gap = True
                     p += w
@@ -290,8 +234,8 @@ cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
                 p += w
                 chars += 1
                 words = True
-            b.size = out - b.data
-        node = _text_or_skip(node.next)
+            b.len = out - b.data
+        node = text_or_skip(node.next)
     return chars
 
 
@@ -357,7 +301,7 @@ cdef class _Memo:
         self.path_at = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
         self.path_len = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
         self.block = <Py_ssize_t*> malloc(self.cap * sizeof(Py_ssize_t))
-        self.arena.data, self.arena.size, self.arena.cap = NULL, 0, 0
+        self.arena.data, self.arena.len, self.arena.cap = NULL, 0, 0
         if not (self.slots and self.slot_entry and self.path_at and self.path_len and self.block):
             raise MemoryError()
         self.block_elements = []
@@ -410,17 +354,17 @@ cdef class _Memo:
             self._grow()
         if n == self.cap:
             self.cap *= 2
-            self.path_at = <Py_ssize_t*> _grown(self.path_at, self.cap * sizeof(Py_ssize_t))
-            self.path_len = <Py_ssize_t*> _grown(self.path_len, self.cap * sizeof(Py_ssize_t))
-            self.block = <Py_ssize_t*> _grown(self.block, self.cap * sizeof(Py_ssize_t))
+            self.path_at = <Py_ssize_t*> grow(self.path_at, self.cap * sizeof(Py_ssize_t))
+            self.path_len = <Py_ssize_t*> grow(self.path_len, self.cap * sizeof(Py_ssize_t))
+            self.block = <Py_ssize_t*> grow(self.block, self.cap * sizeof(Py_ssize_t))
         length = (self.path_len[parent] + 1 + name_len) if parent >= 0 else name_len
-        _reserve(&self.arena, length)
-        at = self.arena.size
+        reserve(&self.arena, length)
+        at = self.arena.len
         if parent >= 0:
             memcpy(self.arena.data + at, self.arena.data + self.path_at[parent], self.path_len[parent])
             self.arena.data[at + self.path_len[parent]] = c'/'
         memcpy(self.arena.data + at + length - name_len, name, name_len)
-        self.arena.size += length
+        self.arena.len += length
         self.path_at[n], self.path_len[n], self.block[n] = at, length, block
         i = self._slot(<size_t> c)
         self.slots[i] = <size_t> c
@@ -465,13 +409,6 @@ cdef class _Memo:
         return known
 
 
-cdef void* _grown(void* p, size_t size) except NULL:
-    cdef void* q = realloc(p, size)
-    if q is NULL:
-        raise MemoryError()
-    return q
-
-
 def segment_lines(lines, segmentation):
     """:func:`scrapy_detemplate.methods.segments.segment_lines`, or ``None``: ask Python.
 
@@ -490,7 +427,7 @@ def segment_lines(lines, segmentation):
     cdef list blocks = []
     cdef list line_of = []
     cdef Buf b
-    b.data, b.size, b.cap = NULL, 0, 0
+    b.data, b.len, b.cap = NULL, 0, 0
     cdef Py_ssize_t line_index = -1
     cdef Py_ssize_t entry, block, chars, n
     cdef xmlNode* c
@@ -509,7 +446,7 @@ def segment_lines(lines, segmentation):
                 if not is_tail and c.type != tree.XML_ELEMENT_NODE:
                     return None
                 # The buffer: path NUL text; the text first, after room for the longest path so far.
-                b.size = 0
+                b.len = 0
                 chars = _collapse(c.next if is_tail else c.children, &b)
                 if chars < 0:
                     return None
@@ -538,7 +475,7 @@ def segment_lines(lines, segmentation):
                         entry = memo.locate(owner)
                         if entry < 0:
                             return None
-                keys.append(_hex8(_key_of(&b, memo.arena.data + memo.path_at[entry], memo.path_len[entry])))
+                keys.append(_hex8(_key_of(&b, <const char*> memo.arena.data + memo.path_at[entry], memo.path_len[entry])))
                 lengths.append(chars)
                 blocks.append(memo.block[entry])
                 if index is None:
@@ -551,8 +488,8 @@ def segment_lines(lines, segmentation):
 
 cdef uint64_t _key_of(Buf* b, const char* path, Py_ssize_t path_len) except? 0:
     """The hash of ``path NUL text``, the buffer holding ``text``."""
-    cdef Py_ssize_t n = b.size
-    _reserve(b, n + path_len + 1)
+    cdef Py_ssize_t n = b.len
+    reserve(b, n + path_len + 1)
     memcpy(b.data + n, path, path_len)
     b.data[n + path_len] = 0
     memcpy(b.data + n + path_len + 1, b.data, n)
@@ -631,7 +568,7 @@ def text_line_keys(lines, line_key):
     cdef const char* p
     cdef const char* t
     cdef Py_ssize_t np, nt
-    b.data, b.size, b.cap = NULL, 0, 0
+    b.data, b.len, b.cap = NULL, 0, 0
     try:
         for line in lines:
             path, text = line.path, line.text
@@ -641,8 +578,8 @@ def text_line_keys(lines, line_key):
             except UnicodeEncodeError:
                 out.append(line_key(f"{path}\x00{text}"))
                 continue
-            b.size = 0
-            _reserve(&b, np + nt + 1)
+            b.len = 0
+            reserve(&b, np + nt + 1)
             memcpy(b.data, p, np)
             b.data[np] = 0
             memcpy(b.data + np + 1, t, nt)

@@ -20,6 +20,8 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlAttr, xmlNode
 
+from scrapy_detemplate._nodes cimport grow, is_text
+
 cetree.import_lxml__etree()
 
 from lxml import etree as _etree
@@ -47,16 +49,12 @@ cdef struct Entry:
     xmlNode* el
 
 
-cdef inline bint _is_text(xmlNode* c) noexcept nogil:
-    return c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE
-
-
 cdef inline bint _ascii_blank(xmlNode* c) noexcept nogil:
     """Whether the run of text nodes from ``c`` (lxml's ``.text``/``.tail``) is
     only ASCII blanks, or absent.  False means: ask Python."""
     cdef const unsigned char* p
     while c is not NULL:
-        if _is_text(c):
+        if is_text(c):
             p = <const unsigned char*> c.content
             if p is not NULL:
                 while p[0]:
@@ -223,7 +221,7 @@ def find(template, cetree._Element body):
                             break
                         if top == cap:
                             cap *= 2
-                            stack = <Entry*> _grow(stack, cap)
+                            stack = <Entry*> grow(stack, cap * sizeof(Entry))
                         stack[top].t, stack[top].parent, stack[top].el = kids[k], <int> visit, child
                         top += 1
                         k += 1
@@ -270,7 +268,7 @@ def find(template, cetree._Element body):
                 if sorts[h] == 0:
                     if top == cap:
                         cap *= 2
-                        stack = <Entry*> _grow(stack, cap)
+                        stack = <Entry*> grow(stack, cap * sizeof(Entry))
                     stack[top].t, stack[top].parent, stack[top].el = kids[k], <int> visit, child
                     top += 1
                 else:
@@ -357,13 +355,6 @@ cdef bint _same(cetree._Document doc, Py_ssize_t k, xmlNode* c, int sort, text, 
     return kind == _DIGEST and rt.text_label(" ".join(text.split()))[1:] == keys[k]
 
 
-cdef Entry* _grow(Entry* stack, Py_ssize_t cap) except NULL:
-    cdef Entry* grown = <Entry*> realloc(stack, cap * sizeof(Entry))
-    if grown is NULL:
-        raise MemoryError()
-    return grown
-
-
 def fingerprint(cetree._Element el):
     """:func:`scrapy_detemplate.methods.rtdm.fingerprint` in one pass over libxml2's
     nodes: the number of elements below ``el`` and a 64-bit FNV-1a hash of the
@@ -376,7 +367,7 @@ def fingerprint(cetree._Element el):
     while c is not NULL:
         if c.type == tree.XML_ELEMENT_NODE:
             count += 1
-        elif _is_text(c) and c.content is not NULL:
+        elif is_text(c) and c.content is not NULL:
             p = <const unsigned char*> c.content
             while p[0]:
                 h = (h ^ p[0]) * 1099511628211ULL
