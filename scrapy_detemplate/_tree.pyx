@@ -539,6 +539,18 @@ cdef bint _namespaced(xmlNode* c) noexcept:
     return c.type == tree.XML_ELEMENT_NODE and c.ns is not NULL
 
 
+cdef inline xmlNode* _after(xmlNode* c, xmlNode* top) noexcept:
+    """The node after ``c`` in ``top.iter()`` order (an entity reference's children not entered),
+    or NULL past ``top``'s last descendant."""
+    if c.type != tree.XML_ENTITY_REF_NODE and _next_item(c.children) is not NULL:
+        return _next_item(c.children)
+    while c is not top and _next_item(c.next) is NULL:
+        c = c.parent
+    if c is top:
+        return NULL
+    return _next_item(c.next)
+
+
 def keep_table_rows_whole(list lines, template, Py_ssize_t row_lines, python):
     """:func:`scrapy_detemplate.runners.combined.keep_table_rows_whole`, walking up and down
     libxml2's nodes (``python``, the Python function, takes a tree with namespaced elements)."""
@@ -584,27 +596,13 @@ def keep_table_rows_whole(list lines, template, Py_ssize_t row_lines, python):
             if _named(c, "table"):
                 has_table = True
                 break
-            if c.type != tree.XML_ENTITY_REF_NODE and _next_item(c.children) is not NULL:
-                c = _next_item(c.children)
-                continue
-            while c is not top and _next_item(c.next) is NULL:
-                c = c.parent
-            if c is top:
-                break
-            c = _next_item(c.next)
+            c = _after(c, top)
         if has_table:
             continue
         c = top
         while c is not NULL:
             row_of[<size_t> c] = row
-            if c.type != tree.XML_ENTITY_REF_NODE and _next_item(c.children) is not NULL:
-                c = _next_item(c.children)
-                continue
-            while c is not top and _next_item(c.next) is NULL:
-                c = c.parent
-            if c is top:
-                break
-            c = _next_item(c.next)
+            c = _after(c, top)
     i = 0
     for line in lines:
         node = _line_owner(line)

@@ -751,6 +751,16 @@ cdef int _kinds(Page* page, Node* node, dict memo) except -1:
     return <int> kinds
 
 
+cdef inline void _no_info(Node* none) noexcept nogil:
+    """What ``_NO_INFO`` says in Python: above the top, nothing."""
+    none.tags = 0
+    none.boiler = none.content = none.depth = none.boiler_below = none.content_below = none.depth_below = 0
+    none.comments = 0
+    none.block = -1
+    none.inside = none.unlikely = False
+    none.near = 0.0
+
+
 cdef int _ancestry(Page* page, int el, int* chain, dict memo) except -1:
     """``_Ancestry.of``: the element and its ancestors up to the nearest known one
     or a ``body``, computed top-down."""
@@ -763,12 +773,7 @@ cdef int _ancestry(Page* page, int el, int* chain, dict memo) except -1:
         chain[count] = node_ix
         count += 1
         node_ix = page.nodes[node_ix].parent if not (_tag_flags[page.nodes[node_ix].tag] & F_BODY) else -1
-    none.tags = 0
-    none.boiler = none.content = none.depth = none.boiler_below = none.content_below = none.depth_below = 0
-    none.comments = 0
-    none.block = -1
-    none.inside = none.unlikely = False
-    none.near = 0.0
+    _no_info(&none)
     above = &page.nodes[node_ix] if node_ix >= 0 else &none
     while count:
         count -= 1
@@ -1136,12 +1141,7 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
     cdef bint is_tail, inside, ends
     cdef const unsigned char* data
     cdef unsigned long long bits
-    none.tags = 0
-    none.boiler = none.content = none.depth = none.boiler_below = none.content_below = none.depth_below = 0
-    none.comments = 0
-    none.block = -1
-    none.inside = none.unlikely = False
-    none.near = 0.0
+    _no_info(&none)
     for i in range(page.total):
         if page.nodes[i].chosen and page.nodes[i].score > best:
             best = page.nodes[i].score
