@@ -158,7 +158,9 @@ def deeper_than(root: etree._Element, depth: int) -> bool:
     """Whether any element lies ``depth`` or more levels below ``root``.
 
     libxml2 stops nesting at 256 levels and flattens the rest, so a page that
-    reaches the bound has most likely been mangled by the parser.
+    reaches the bound has most likely been mangled by the parser.  The engine
+    asks :func:`tree_size_and_depth` (one walk); this XPath is what the tests
+    and ``bench/check_compiled_tree.py`` hold it to.
     """
     return bool(root.xpath(f"boolean(//*[count(ancestor::*) >= {int(depth) - 1}])"))
 
