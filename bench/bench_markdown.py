@@ -223,7 +223,7 @@ def p90(values: list[float]) -> float:
 
 
 def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] | None, score: bool) -> dict[str, Any]:
-    engine = TimedDetemplater(DetemplateConfig(markdown=True))
+    engine = TimedDetemplater(DetemplateConfig(markdown=True, html=True))  # the peer converts result.html
     engine.count = score
     ours, peer = Score(), Score()
     ratios: dict[str, list[float]] = {"render": [], "h2m kept": [], "h2m page": []}
