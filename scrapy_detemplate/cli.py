@@ -305,6 +305,8 @@ def evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 "sites": {s: summary.site_means(s) for s in summary.sites},
             }
             points.setdefault(corpus, {})[name] = (summary.macro()["ms_per_page"], summary.macro()["f1"])
+            if summary.kinds:
+                entry[name]["page_types"] = {k: summary.kind_means(k) for k in sorted(summary.kinds)}
             if args.per_site:
                 print(f"{name} per site")
                 print(format_table((f"  {s}", summary.site_means(s)) for s in summary.sites))
@@ -312,6 +314,11 @@ def evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         floor_ms = entry["lxml_parse_ms"]
         print(f"{corpus}: {len(pages)} pages, {entry['sites']} sites (site-macro; lxml parse {floor_ms:.2f} ms/page)")
         print(format_table((name, summary.macro()) for name, summary in runs))
+        if any(summary.kinds for _, summary in runs):
+            print(f"{corpus} by page type (micro: mean over the pages of each type)")
+            kinds = sorted({k for _, summary in runs for k in summary.kinds})
+            print(format_table((f"{kind} {name}", summary.kind_means(kind)) for kind in kinds
+                               for name, summary in runs if kind in summary.kinds))  # fmt: skip
     if args.json:
         json.dump(report, args.json, indent=1)
     if args.plot:

@@ -73,9 +73,17 @@ class Summary:
     """Site-macro and micro means of page scores."""
 
     sites: dict[str, list[PageScore]] = field(default_factory=dict)
+    #: The same scores by the manifest's ``page_type`` (pages without one are left out).
+    kinds: dict[str, list[PageScore]] = field(default_factory=dict)
 
-    def add(self, site: str, score: PageScore) -> None:
+    def add(self, site: str, score: PageScore, kind: str = "") -> None:
         self.sites.setdefault(site, []).append(score)
+        if kind:
+            self.kinds.setdefault(kind, []).append(score)
+
+    def kind_means(self, kind: str) -> dict[str, float]:
+        """Plain means over the pages of one page type (micro: most types hold one page a site)."""
+        return _means(self.kinds[kind])
 
     def site_means(self, site: str) -> dict[str, float]:
         return _means(self.sites[site])
@@ -201,7 +209,7 @@ def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary
         result = engine.process(page.url, page.body)
         seconds = time.perf_counter() - start
         text = result.text if result.status != "passthrough" or result.text else page.visible_text()
-        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds))
+        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds), page.kind)
     return summary
 
 
@@ -215,7 +223,7 @@ def run_peer(extract: Callable[[str], str], pages: Iterable[CorpusPage]) -> Summ
         except Exception:
             text = ""
         seconds = time.perf_counter() - start
-        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds))
+        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds), page.kind)
     return summary
 
 

@@ -208,3 +208,25 @@ def test_a_pages_file_given_as_a_manifest_is_a_short_error_without_the_html(tmp_
     assert "manifest" in proc.stderr and "line 1" in proc.stderr
     assert "secret page text" not in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr) < 1000
+
+
+def test_eval_prints_figures_by_page_type_when_the_manifest_has_them(tmp_path):
+    lines = []
+    for i, kind in enumerate(["forum", "forum", "product"]):
+        (tmp_path / f"{i}.html").write_text(f"<html><body><p>words of page {i}</p><p>menu</p></body></html>")
+        (tmp_path / f"{i}.gold.txt").write_text(f"words of page {i}")
+        lines.append(json.dumps({"site": f"s{i}", "url": f"http://s{i}.com/", "html": f"{i}.html",
+                                 "gold": f"{i}.gold.txt", "page_type": kind}))  # fmt: skip
+    (tmp_path / "m.manifest.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_detemplate", "eval", str(tmp_path / "m.manifest.jsonl"), "--method", "none",
+         "--json", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "m by page type" in proc.stdout
+    assert any(line.startswith("forum none") for line in proc.stdout.splitlines())
+    types = json.loads(out.read_text())["m"]["none"]["page_types"]
+    assert sorted(types) == ["forum", "product"]
+    assert types["product"]["recall"] == 1.0

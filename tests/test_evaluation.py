@@ -45,3 +45,14 @@ def test_manifest_pages_may_be_gzipped_and_a_page_without_site_or_url_is_a_site_
     (page,) = read_manifest(tmp_path / "m.jsonl")
     assert b"gzipped words" in page.body and page.kind == "forum"
     assert page.site == "x/1" and page.url.startswith("http://")
+
+
+def test_page_types_are_scored_apart_and_pages_without_one_are_left_out():
+    summary = Summary()
+    summary.add("a", score_page("x", "x", "x"), "forum")
+    summary.add("b", score_page("y", "x", "x y"), "forum")
+    summary.add("c", score_page("y", "x", "x y"), "product")
+    summary.add("d", score_page("x", "x", "x"))
+    assert sorted(summary.kinds) == ["forum", "product"]
+    assert summary.kind_means("forum")["f1"] == pytest.approx(0.5)
+    assert summary.kind_means("product")["f1"] == 0.0
