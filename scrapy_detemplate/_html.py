@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from lxml import etree
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode
@@ -293,6 +294,49 @@ def _visible_lines_py(root: etree._Element | None) -> list[Line]:
         if text:
             lines.append(Line(text, start_path, slots))
     return lines
+
+
+#: Text inside a ``<noscript>`` not counted: what its scripts, styles and templates hold.
+_NOSCRIPT_TEXT = etree.XPath(
+    ".//text()[not(ancestor::script or ancestor::style or ancestor::template or ancestor::noscript[2])]"
+)
+#: The ``<noscript>`` views are the page when they hold at least this many characters of text ...
+NOSCRIPT_MIN_CHARS = 200
+#: ... and at least this many times what the rest of the page shows (an application shell shows
+#: next to nothing: on wcxb-dev's Discourse and Flarum forums at most 2% of the views' text; a
+#: gallery's captions in a news page's ``<noscript>`` are about as long as its article).
+NOSCRIPT_DOMINANCE = 4
+
+
+def reveal_noscript(root: etree._Element) -> int:
+    """Show the ``<noscript>`` view of a page whose text lives there; returns how many were shown.
+
+    A crawler runs no script, so it is served what a browser without JavaScript
+    shows: some sites (Discourse forums, pre-rendered single-page apps) put the
+    whole page there, behind an empty application shell, and reading only the
+    rest would lose all of it.  The usual ``<noscript>`` (a tracking pixel, an
+    "enable JavaScript" line, a fallback menu) stays hidden: the views are shown
+    (renamed ``div``) only when together they hold at least
+    :data:`NOSCRIPT_MIN_CHARS` characters of text and :data:`NOSCRIPT_DOMINANCE`
+    times what the rest of the page shows.  Changes ``root`` in place: call it on
+    a tree of one's own.
+    """
+    views = [el for el in root.iter("noscript") if not any(a.tag == "noscript" for a in el.iterancestors())]
+    if not views:
+        return 0
+    sizes = [sum(len(t.strip()) for t in cast("list[str]", _NOSCRIPT_TEXT(el))) for el in views]
+    inside = sum(sizes)
+    if inside < NOSCRIPT_MIN_CHARS:
+        return 0
+    outside = sum(len(line.text) for line in visible_lines(root))
+    if inside < NOSCRIPT_DOMINANCE * outside:
+        return 0
+    shown = 0
+    for el, size in zip(views, sizes, strict=True):
+        if size:
+            el.tag = "div"
+            shown += 1
+    return shown
 
 
 def visible_text(root: etree._Element | None) -> str:

@@ -24,6 +24,7 @@ from scrapy_detemplate._html import (
     find_body,
     looks_binary,
     parse_html,
+    reveal_noscript,
     scrub_surrogates,
     tree_size_and_depth,
     visible_lines,
@@ -193,6 +194,7 @@ class Detemplater:
         if levels >= cfg.max_depth:
             return self._passthrough(url, "too_deep", bytes_in)
         root = tree if owned else copy.deepcopy(tree)
+        reveal_noscript(root)  # a page that lives in <noscript> is read as a crawler is served it
         if not html:
             html = lxml.html.tostring(root, encoding="unicode")
         page = ParsedPage.of(url, html, root, cfg)
@@ -256,6 +258,7 @@ class Detemplater:
             root = parse_html(verdict.clean_source)
             if root is None:
                 root = lxml.html.document_fromstring("<html><body></body></html>")
+            reveal_noscript(root)
         elif renders_html or self.config.renders_markdown or not whole_lines:
             root = remove_template(page, verdict)
         # else: whole lines go and only the text is wanted: the tree is left as it is.

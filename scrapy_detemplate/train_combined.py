@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scrapy_detemplate._html import Line, parse_html
+from scrapy_detemplate._html import Line, parse_html, reveal_noscript
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import CorpusPage, ManifestError, Summary, format_table, read_manifest, score_page
 from scrapy_detemplate.methods.forest import Forest
@@ -81,6 +81,8 @@ def page_lines(
     out = []
     for page in pages:
         root = parse_html(page.html)
+        if root is not None:
+            reveal_noscript(root)  # as the engine reads the page
         parsed = ParsedPage.of(page.url, page.html, root, config) if root is not None else None
         lines = parsed.lines if parsed is not None else []
         rows = evidence.features(parsed) if parsed is not None and lines else []

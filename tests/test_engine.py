@@ -82,6 +82,20 @@ def test_a_given_tree_is_never_modified(page):
     assert (result.status, result.text) == ("cleaned", "Two\nSecond")
 
 
+def test_a_page_served_in_noscript_keeps_its_content_and_a_given_tree_stays_as_it_was():
+    posts = "".join(f"<p>Reply {i} of the thread, a member's long answer about routers.</p>" for i in range(8))
+    html = f"<html><body><div id='shell'></div><noscript><h1>Routers</h1>{posts}</noscript></body></html>"
+    for method in ("none", "combined"):
+        result = run(Detemplater(DetemplateConfig(method=method, markdown=True)), "http://forum.ex.com/t/1", html)
+        assert result.status != "passthrough", result.reason
+        assert "Reply 7 of the thread" in result.text and "Reply 7 of the thread" in result.markdown
+    tree = lxml.html.document_fromstring(html)
+    before = lxml.html.tostring(tree)
+    result = Detemplater(DetemplateConfig(method="none")).process("http://forum.ex.com/t/1", tree=tree)
+    assert "Reply 0 of the thread" in result.text
+    assert lxml.html.tostring(tree) == before
+
+
 def test_kept_text_inside_removed_block_keeps_its_ancestors():
     engine = Detemplater(SANDWICH)
     html = "<html><body><div id=x><p>shared</p><p>{}</p></div><p>footer</p></body></html>"

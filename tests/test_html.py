@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from scrapy_detemplate._html import decode_html, parse_html, visible_lines, visible_text
+from scrapy_detemplate._html import (
+    NOSCRIPT_MIN_CHARS,
+    decode_html,
+    parse_html,
+    reveal_noscript,
+    visible_lines,
+    visible_text,
+)
 
 
 def text(html: str) -> str:
@@ -46,3 +53,43 @@ def test_decoding_follows_header_then_meta():
     body = "<meta charset='cp1251'><p>Привет</p>".encode("cp1251")
     assert "Привет" in decode_html(body)[1]
     assert decode_html("é".encode("latin-1"), "text/html; charset=latin-1")[1] == "é"
+
+
+#: A forum as Discourse serves it to a client without JavaScript: an empty application shell and
+#: the whole thread in <noscript>.
+SHELL = (
+    "<html><body><section id='splash'><style>p{{}}</style></section>"
+    "<noscript data-path='/t/1'><header><a href='/'>Forum</a></header><div id='main-outlet'>"
+    "<h1>Which router should I buy?</h1>{posts}</div><style>x{{}}</style></noscript>"
+    "<script>app()</script></body></html>"
+)
+POSTS = "".join(
+    f"<div class='post'><p>Reply {i}: the long answer of a member about routers.</p></div>" for i in range(6)
+)
+
+
+def test_a_page_that_lives_in_noscript_is_shown_as_a_crawler_is_served_it():
+    root = parse_html(SHELL.format(posts=POSTS))
+    assert visible_text(root) == ""
+    assert reveal_noscript(root) == 1
+    shown = visible_text(root)
+    assert shown.startswith("Forum\nWhich router should I buy?\nReply 0:")
+    assert "Reply 5: the long answer" in shown and "x{}" not in shown
+
+
+def test_the_usual_noscript_stays_hidden():
+    banner = "<noscript><p>Please enable JavaScript to view the comments.</p><img src='pixel.gif'></noscript>"
+    article = "<article>" + "<p>A paragraph of the article itself, long enough to count.</p>" * 8 + "</article>"
+    root = parse_html(f"<html><body>{banner}{article}</body></html>")
+    assert reveal_noscript(root) == 0
+    assert "enable JavaScript" not in visible_text(root)
+    # Long, but not the page: captions of a gallery about as long as the article around them.
+    gallery = "<noscript>" + "<p>A caption of one picture of the gallery, in words.</p>" * 8 + "</noscript>"
+    root = parse_html(f"<html><body>{article}{gallery}</body></html>")
+    assert reveal_noscript(root) == 0
+    # Short: an application shell's one line is not a page.
+    root = parse_html(
+        "<html><body><noscript><p>You need to enable JavaScript to run this app.</p></noscript></body></html>"
+    )
+    assert len("You need to enable JavaScript to run this app.") < NOSCRIPT_MIN_CHARS
+    assert reveal_noscript(root) == 0
