@@ -1,4 +1,4 @@
-"""Check the compiled Markdown walk (``scrapy_detemplate/_markdown.pyx``) against the Python renderer on every corpus page.
+"""Check the compiled Markdown walk (``scrapy_detemplate/_markdown.pyx``) against the Python renderer on every page.
 
 For every page of the corpora, through the engine (the default method, ``DETEMPLATE_MARKDOWN`` on, pages in
 crawl order): the tree the engine renders as Markdown (the page with its template removed, or the whole page

@@ -23,7 +23,7 @@ was built against another lxml, the Python renderer runs.
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from cpython.unicode cimport PyUnicode_FromKindAndData, PyUnicode_4BYTE_KIND
+from cpython.unicode cimport Py_UNICODE_ISSPACE, PyUnicode_FromKindAndData, PyUnicode_4BYTE_KIND
 from libc.stdlib cimport free
 from libc.string cimport memset, strcmp
 
@@ -72,14 +72,14 @@ cdef frozenset _LISTS, _STRONG_TAGS, _EM_TAGS, _CODE_TAGS
 cdef int _MAX_DEPTH, _MAX_NESTING, _MAX_CELLS, _FLAT, _IN_STRONG, _IN_EM, _IN_LINK, _IN_TABLE
 cdef str BR, STRONG_OPEN, STRONG_CLOSE, EM_OPEN, EM_CLOSE
 cdef frozenset _LINE_START_CHARS
-cdef object _line_start, _resolve, _wrap, _SENTINELS, _LANGUAGE, _BLANK_LEAD
+cdef object _line_start, _indent_lines, _wrap, _SENTINELS, _LANGUAGE, _BLANK_LEAD
 
 
 cdef int _init() except -1:
     global _ready, _SKIP_TAGS, _BLOCK_TAGS, _HEADINGS, _LISTS, _STRONG_TAGS, _EM_TAGS, _CODE_TAGS
     global _MAX_DEPTH, _MAX_NESTING, _MAX_CELLS, _FLAT, _IN_STRONG, _IN_EM, _IN_LINK, _IN_TABLE
     global BR, STRONG_OPEN, STRONG_CLOSE, EM_OPEN, EM_CLOSE, _LINE_START_CHARS
-    global _line_start, _resolve, _wrap, _SENTINELS, _LANGUAGE, _BLANK_LEAD
+    global _line_start, _indent_lines, _wrap, _SENTINELS, _LANGUAGE, _BLANK_LEAD
     if _ready:
         return 0
     from scrapy_detemplate import _markdown_text as text, markdown as md
@@ -91,7 +91,7 @@ cdef int _init() except -1:
         text.BR, text.STRONG_OPEN, text.STRONG_CLOSE, text.EM_OPEN, text.EM_CLOSE
     )
     _LINE_START_CHARS = text.LINE_START_CHARS
-    _line_start, _resolve, _wrap = text.line_start, text.resolve, text.wrap
+    _line_start, _indent_lines, _wrap = text.line_start, text.indent_lines, text.wrap
     _LANGUAGE, _BLANK_LEAD = md._LANGUAGE, md._BLANK_LEAD
     _SENTINELS = text.SENTINELS
     _ready = True
@@ -355,7 +355,7 @@ cdef class Walk:
                     self._walk(el, depth)  # too deep for a reader: its items as plain blocks
                 elif kind == _LI:
                     self.nesting += 2
-                    me.list_items([self._frame(el, depth)], False, 1)
+                    self._list_items([self._frame(el, depth)], False, 1)
                     self.nesting -= 2
                 else:
                     self.nesting += 2
@@ -395,7 +395,7 @@ cdef class Walk:
         text = "".join(buf)
         del buf[:]
         if BR in text or STRONG_OPEN in text or EM_OPEN in text:
-            lines = [_line_start(" ".join(line.split())) for line in _resolve(text).split(BR)]
+            lines = [_line_start(" ".join(line.split())) for line in _resolve_of(text).split(BR)]
             text = "\\\n".join([line for line in lines if line])
         else:  # one line, no emphasis: the common case, kept cheap
             text = " ".join(text.split())
@@ -482,7 +482,30 @@ cdef class Walk:
         self.blocks, self.buf = saved_blocks, saved_buf
         self.blocks.extend(before)
         start = _int_attr(self, el, b"start", 1, 0, 999_999_999) if ordered else 1
-        (<object> self).list_items(items, ordered, start)
+        self._list_items(items, ordered, start)
+        return 0
+
+    cdef int _list_items(self, list items, bint ordered, long start) except -1:
+        """``_Renderer.list_items``: the items (lists of blocks) as one list block."""
+        cdef list lines = [], blocks
+        cdef long number = start
+        cdef Py_ssize_t k
+        cdef str text, marker
+        for blocks in items:
+            if not blocks:
+                continue
+            marker = f"{min(number, 999_999_999)}." if ordered else "-"
+            number += 1
+            text = blocks[0][1]
+            for k in range(1, len(blocks)):
+                # A list right after a paragraph stays tight; other blocks need a blank line.
+                kind, block = blocks[k]
+                text += ("\n" if kind == "list" and blocks[k - 1][0] == "p" else "\n\n") + block
+            if "\n" in text:
+                text = _indent_lines(text, " " * (len(marker) + 1))
+            lines.append(marker + " " + text)
+        if lines:
+            self.blocks.append(("list", "\n".join(lines)))
         return 0
 
     cdef int _definitions(self, xmlNode* el, int depth) except -1:
@@ -618,7 +641,7 @@ cdef class Walk:
     cdef str _inline_block(self, xmlNode* el, int flags, int depth):
         cdef str text = self._content(el, flags | _FLAT, depth)
         if STRONG_OPEN in text or EM_OPEN in text:
-            text = _resolve(text)
+            text = _resolve_of(text)
         return " ".join(text.split())
 
     def content(self, cetree._Element el, int flags, int depth):
@@ -943,6 +966,12 @@ def escape(str text):
     return _escape(text)
 
 
+def resolve(str text):
+    """:func:`scrapy_detemplate._markdown_text.resolve` (for the tests)."""
+    _init()
+    return _resolve_of(text)
+
+
 def code_span(str raw, bint in_table=False):
     """:func:`scrapy_detemplate._markdown_text.code_span` (for the tests)."""
     _init()
@@ -1091,3 +1120,85 @@ cdef inline xmlNode* _parent_element(xmlNode* c) noexcept nogil:
     if c is NULL or not cetree._isElement(c):
         return NULL
     return c
+
+
+cdef inline bint _edge(Py_UCS4 c) noexcept:
+    """In ``EDGE_SPACE``: white space (``str.split()``'s) or the hard break sentinel."""
+    return c == 0xFDD4 or Py_UNICODE_ISSPACE(c)
+
+
+cdef inline bint _mark(Py_UCS4 c) noexcept nogil:
+    """An emphasis sentinel (U+FDD0..U+FDD3; the hard break U+FDD4 is not one)."""
+    return 0xFDD0 <= c <= 0xFDD3
+
+
+cdef str _resolve_of(str text):
+    """``resolve``: emphasis sentinels to ``*``/``**``, innermost pairs first, each pass as ``_PAIR.sub``
+    finds them (an opener whose next sentinel is a closer), until none is left; then the rest go."""
+    cdef list parts
+    cdef Py_ssize_t k, n, start, last
+    cdef Py_UCS4 c
+    if STRONG_OPEN not in text and EM_OPEN not in text:
+        return text
+    while True:
+        parts = []
+        n, start, last = len(text), -1, 0
+        for k in range(n):
+            c = text[k]
+            if c == 0xFDD0 or c == 0xFDD2:
+                start = k
+            elif c == 0xFDD1 or c == 0xFDD3:
+                if start >= 0:
+                    parts.append(text[last:start])
+                    parts.append(_emphasis_of(text, start, k + 1))
+                    last = k + 1
+                start = -1
+        if not parts:
+            break
+        parts.append(text[last:])
+        text = "".join(parts)
+    return "".join([ch for ch in text if not _mark(ch)]) if _has_marks(text) else text
+
+
+cdef bint _has_marks(str text):
+    cdef Py_UCS4 c
+    for c in text:
+        if _mark(c):
+            return True
+    return False
+
+
+cdef str _emphasis_of(str text, Py_ssize_t start, Py_ssize_t end):
+    """``_emphasis`` for the pair at ``text[start]`` and ``text[end - 1]``."""
+    cdef str inner = text[start + 1:end - 1]
+    cdef Py_ssize_t a = 0, b = len(inner)
+    cdef Py_UCS4 before = 0, after = 0
+    cdef bint has_before = False, has_after = False
+    while a < b and _edge(inner[a]):
+        a += 1
+    while b > a and _edge(inner[b - 1]):
+        b -= 1
+    if a == b:
+        return inner
+    if a == 0:
+        has_before = _neighbour_of(text, start - 1, -1, &before)
+    if b == len(inner):
+        has_after = _neighbour_of(text, end, 1, &after)
+    if (has_before and (before.isalnum() or before == "_")) or (has_after and (after.isalnum() or after == "_")):
+        return inner
+    mark = "**" if text[start] == 0xFDD0 else "*"
+    return inner[:a] + mark + inner[a:b] + mark + inner[b:]
+
+
+cdef bint _neighbour_of(str text, Py_ssize_t index, Py_ssize_t step, Py_UCS4* found) noexcept:
+    """``_neighbour``: the first character from ``index`` on (in direction ``step``) that is not an
+    emphasis sentinel, into ``found``; False when there is none."""
+    cdef Py_ssize_t n = len(text)
+    cdef Py_UCS4 c
+    while 0 <= index < n:
+        c = text[index]
+        if not _mark(c):
+            found[0] = c
+            return True
+        index += step
+    return False

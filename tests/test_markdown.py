@@ -479,6 +479,19 @@ def test_compiled_escaping_and_code_spans_equal_the_python_ones(text: str, in_ta
     assert compiled.code_span(text, in_table) == _markdown_text.code_span(text, in_table)
 
 
+_EMPHASIS_TEXT = st.text(alphabet=st.sampled_from([*"ab1_ *.\n\u3000é", *"\ufdd0\ufdd1\ufdd2\ufdd3\ufdd4"]))
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(_EMPHASIS_TEXT)
+def test_compiled_emphasis_equals_the_python(text: str) -> None:
+    assert compiled is not None
+    # The compiled walk strips what EDGE_SPACE holds: white space and the hard break.
+    assert set(_markdown_text.EDGE_SPACE) == {chr(c) for c in range(0x3001) if chr(c).isspace()} | {"\ufdd4"}
+    assert compiled.resolve(text) == _markdown_text.resolve(text)
+
+
 _MORE_TAGS = [*_TAGS, "dl", "div", "caption", "tbody", "ol", "h2", "br", "tt", "samp", "noscript", "center"]
 
 
