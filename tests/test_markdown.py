@@ -388,6 +388,8 @@ COMPILED_EDGE_CASES = [
     "<p>a&amp;\n</p><p>b\\\n</p><p>&amp;x &amp;# &amp; \\* \\\\ \\a x_y_ _z_ a__b 1_000 é_é ٣_٣</p>",
     "<p>\ufdd0 sentinels \ufdd1 in \ufdd2 text \ufdd3\ufdd4</p><pre>\ufdd2x</pre><code>\ufdd4</code>",
     "<pre>  \n\t\n  keep\r\n  lines\r  </pre><pre>   </pre><pre></pre><pre>a<br>b<div>c</div>\n</pre>",
+    "<pre>\t\n\n x</pre><pre>\r\n\ty</pre><table><tr><td colspan=5000>wide</td><td rowspan=99>r</td></tr>"
+    "<tr><td colspan='-3'>n</td></tr></table>",
     "<pre class='language-markdown'>```python\nprint('hi')\n```\n````\nmore</pre>",
     "<div class='highlight-none'><pre>x</pre></div><div class='lang-default'><div><pre>y</pre></div></div>"
     "<pre><code class='language-source-rust'>z</code></pre><pre><!--c--><code class='lang-c'>w</code></pre>",
