@@ -1,22 +1,26 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The Markdown walk's hot path, compiled: :class:`Walk`, the base of the compiled renderer.
+"""The Markdown walk compiled: :class:`Walk`, the base of the compiled renderer.
 
 :mod:`scrapy_detemplate.markdown` builds its compiled renderer as
-``class _CompiledRenderer(Walk, _Renderer)``: the methods here (``walk``,
-``node``, ``flush``, ``frame``, ``inline_block``, ``content``, ``inline``,
-``image``) replace the Python ones of the same name, with the same results
-(the tests and ``bench/check_compiled_markdown.py`` hold the Markdown equal,
-byte for byte); the rarer structures (lists, tables, definition lists, quotes,
-``<pre>``, past the depth bound) stay the Python methods, which call back
-into these.  They read libxml2's nodes through lxml's public C API (as
-``_tree.pyx`` does) instead of making an element proxy and a string for
-every node and text: a proxy is only made for what a Python method or an
-attribute needs, and a text becomes a string only when it shows (its
-escaping looked for on the UTF-8 bytes first).
+``class _CompiledRenderer(Walk, _Renderer)``.  The methods here do what the
+Python methods of ``_Renderer`` do, with the same Markdown, byte for byte (the
+tests and ``bench/check_compiled_markdown.py`` hold them equal): the block walk
+(``walk``, ``node``, ``flush``, ``frame``), inline content (``inline_block``,
+``content``, ``inline``, ``image``), ``<pre>`` and its language, lists and
+their items, definition lists, tables and their grid, and, as functions, the
+text helpers of :mod:`scrapy_detemplate._markdown_text` (``esc``, ``code_span``,
+``resolve``) and ``markdown._text_of``.  Quotes (``quote``), what lies past the
+depth bound (``plain``) and link targets (``url``) stay the Python methods,
+called with an element proxy; they call back into these.
+
+The walk reads libxml2's nodes through lxml's public C API (as ``_tree.pyx``
+does) instead of making an element proxy and a string for every node and text:
+tags are classified once per name, a text becomes a string only when it shows,
+and what needs escaping is looked for on its UTF-8 bytes first.
 
 :func:`plain` says whether a subtree holds only what this walk reads itself
 (elements without a namespace, text, comments, processing instructions); the
-renderer runs the Python walk on any other.
+renderer runs the Python renderer on any other tree.
 
 Optional: when this module was not built (no C compiler at install time) or
 was built against another lxml, the Python renderer runs.
