@@ -46,6 +46,11 @@ The escaping, emphasis and code span rules live in
 content is written as plain paragraphs (iteratively, so a 10,000-deep tree is
 fine).  A fence is always longer than any run of backticks in the code it
 holds.  Nothing here raises on any tree lxml can build.
+
+**Compiled.**  Where it was built, the walk runs compiled
+(``scrapy_detemplate/_markdown.pyx``, on lxml's C API), with the same Markdown
+byte for byte; the Python renderer here is its reference and its fallback
+(no C compiler, or a tree holding namespaced elements or entity references).
 """
 
 from __future__ import annotations
@@ -634,7 +639,7 @@ def _int(value: str | None, default: int, low: int, high: int) -> int:
 #: The compiled walk (``scrapy_detemplate/_markdown.pyx``), or None when it is not built.
 _walk = _compiled.load("scrapy_detemplate._markdown")
 #: The renderer with the compiled walk's methods in front of the Python ones it does not replace
-#: (``quote``, ``list_items``, ``plain``, ``url``), which call back into them; None without it.
+#: (``quote``, ``plain``, ``url``), which call back into them; None without it.
 _compiled_renderer: type[_Renderer] | None = (
     None if _walk is None else type("_CompiledRenderer", (_walk.Walk, _Renderer), {})
 )
