@@ -1,7 +1,8 @@
 """Markdown out on real pages: does it keep the words and the structure, and what does it cost?
 
     .venv/bin/python bench/bench_markdown.py [--corpus ../shared/corpus] [--corpora docs,c2f]
-                                             [--all-pages] [--no-peer] [--out bench/results/markdown.txt]
+                                             [--all-pages] [--no-peer] [--python-walk]
+                                             [--out bench/results/markdown.txt]
 
 Needs ``markdown-it-py`` (test extra) and, for the comparison, ``html-to-markdown`` (bench extra).
 
@@ -25,7 +26,12 @@ kept HTML and the text output of that same engine call:
   printed as well).
 * **cost**, per page, as a ratio to a plain ``lxml.html.document_fromstring`` of
   the page bytes timed right before: ``render`` = :func:`to_markdown` on the
-  tree the engine holds (timed inside the engine call); ``h2m kept`` =
+  tree the engine holds (timed inside the engine call); ``added`` = what
+  Markdown adds to the whole engine call: the call with ``DETEMPLATE_MARKDOWN``
+  on minus the same call with it off (two more engines, HTML off, fed the same
+  pages in the same order, the two calls alternating which goes first), so the
+  removal that Markdown makes the engine do when only text is wanted otherwise
+  is counted too; ``h2m kept`` =
   ``html_to_markdown.convert`` on the kept HTML string (``result.html``, what a
   user would convert); ``h2m page`` = the same converter on the whole page.
   Medians and 90th percentiles of the per-page ratios.  Times are the thread's
@@ -34,6 +40,8 @@ kept HTML and the text output of that same engine call:
   cost is also measured on every page of each corpus, in crawl order.
 
 The same html-to-markdown output is scored for words and structure, for comparison.
+``--python-walk`` renders with the Python renderer alone (the compiled walk's
+reference, as before it was compiled), for the figures to compare with.
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ import lxml.html
 from lxml import etree
 from markdown_it import MarkdownIt
 
+from scrapy_detemplate import markdown
 from scrapy_detemplate._html import parse_html, visible_text
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
@@ -225,10 +234,11 @@ def p90(values: list[float]) -> float:
 def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] | None, score: bool) -> dict[str, Any]:
     engine = TimedDetemplater(DetemplateConfig(markdown=True, html=True))  # the peer converts result.html
     engine.count = score
+    text_only, with_markdown = Detemplater(DetemplateConfig()), Detemplater(DetemplateConfig(markdown=True))
     ours, peer = Score(), Score()
-    ratios: dict[str, list[float]] = {"render": [], "h2m kept": [], "h2m page": []}
+    ratios: dict[str, list[float]] = {"render": [], "added": [], "h2m kept": [], "h2m page": []}
     ms: dict[str, list[float]] = {k: [] for k in ("parse", *ratios)}
-    for page in pages:
+    for index, page in enumerate(pages):
         try:
             floor = parse_ns(page.body)
         except (etree.ParserError, ValueError):
@@ -240,6 +250,14 @@ def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] 
         ms["parse"].append(floor / 1e6)
         ratios["render"].append(engine.markdown_ns / floor)
         ms["render"].append(engine.markdown_ns / 1e6)
+        call_ns = {}
+        for twin in (text_only, with_markdown) if index % 2 else (with_markdown, text_only):
+            start = time.thread_time_ns()
+            twin.process(page.url, page.body, headers=HEADERS)
+            call_ns[twin] = time.thread_time_ns() - start
+        added = call_ns[with_markdown] - call_ns[text_only]
+        ratios["added"].append(added / floor)
+        ms["added"].append(added / 1e6)
         if score:
             ours.add(page.url, result.markdown, result.text, engine.counts)
         if convert is not None:
@@ -256,7 +274,8 @@ def run(corpus: str, pages: Iterable[CorpusPage], convert: Callable[[str], str] 
 
 
 def report(runs: list[dict[str, Any]], cost_runs: list[dict[str, Any]], peer: bool) -> str:
-    lines = ["Markdown out: first page of every site, default method (combined), DETEMPLATE_MARKDOWN on", ""]
+    walk = "compiled walk" if markdown._compiled_renderer is not None else "Python renderer"
+    lines = [f"Markdown out: first page of every site, default method (combined), DETEMPLATE_MARKDOWN on ({walk})", ""]
     for r in runs:
         for name, s in (("to_markdown", r["ours"]), ("html-to-markdown", r["peer"])):
             if not s.pages:
@@ -294,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-pages", action="store_true", help="also time every page of each corpus")
     parser.add_argument("--pages", type=int, default=None, help="with --all-pages: at most N pages per corpus")
     parser.add_argument("--no-peer", action="store_true", help="skip html-to-markdown")
+    parser.add_argument("--python-walk", action="store_true", help="render with the Python renderer alone")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "markdown.txt")
     args = parser.parse_args(argv)
     convert: Callable[[str], str] | None = None
@@ -308,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
                 return html_to_markdown.convert(html).content or ""
 
     logging.getLogger("scrapy_detemplate").setLevel(logging.ERROR)
+    if args.python_walk:
+        markdown._compiled_renderer = None  # to_markdown then takes the Python renderer
     runs, cost_runs = [], []
     for corpus in args.corpora.split(","):
         manifest = args.corpus / f"{corpus}.manifest.jsonl"

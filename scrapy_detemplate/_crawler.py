@@ -43,7 +43,8 @@ def engine_for(crawler: Crawler) -> Detemplater:
 
 def report_compiled(stats: StatsCollector | None) -> None:
     """Say once, at start-up, whether the compiled modules run (stats ``detemplate/compiled``:
-    1 when every one loaded, else 0 and a warning naming what is missing and why)."""
+    1 when every one loaded, the default's and the Markdown walk, else 0 and a warning naming
+    what is missing and why)."""
     from scrapy_detemplate import _compiled
     from scrapy_detemplate.methods.rtdm import WALK_MODULE
 

@@ -46,6 +46,11 @@ The escaping, emphasis and code span rules live in
 content is written as plain paragraphs (iteratively, so a 10,000-deep tree is
 fine).  A fence is always longer than any run of backticks in the code it
 holds.  Nothing here raises on any tree lxml can build.
+
+**Compiled.**  Where it was built, the walk runs compiled
+(``scrapy_detemplate/_markdown.pyx``, on lxml's C API), with the same Markdown
+byte for byte; the Python renderer here is its reference and its fallback
+(no C compiler, or a tree holding namespaced elements or entity references).
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
+from scrapy_detemplate import _compiled
 from scrapy_detemplate._html import BLOCK_TAGS, SKIP_TAGS, find_body
 from scrapy_detemplate._markdown_text import (
     BACKTICKS,
@@ -113,11 +119,25 @@ def to_markdown(root: etree._Element | None, *, base_url: str = "", links: bool 
     ``links``: write ``[text](url)`` and ``![alt](url)``, URLs made absolute
     against ``base_url``; by default links are their text and images ``![alt]()``.
     """
+    return _to_markdown(root, base_url, links, compiled=True)
+
+
+def _to_markdown_py(root: etree._Element | None, *, base_url: str = "", links: bool = False) -> str:
+    """:func:`to_markdown` with the Python renderer alone (the reference of the compiled walk, and its fallback)."""
+    return _to_markdown(root, base_url, links, compiled=False)
+
+
+def _to_markdown(root: etree._Element | None, base_url: str, links: bool, compiled: bool) -> str:
     if root is None:
         return ""
     body = find_body(root)
-    renderer = _Renderer(base_url, links)
-    renderer.walk(root if body is None else body, 0)
+    top = root if body is None else body
+    # The compiled walk where it is built and reads the whole tree itself (see _markdown.plain).
+    if compiled and _compiled_renderer is not None and _walk is not None and _walk.plain(top):
+        renderer = _compiled_renderer(base_url, links)
+    else:
+        renderer = _Renderer(base_url, links)
+    renderer.walk(top, 0)
     renderer.flush()
     return "\n\n".join(text for _, text in renderer.blocks)
 
@@ -354,6 +374,8 @@ class _Renderer:
                     if blocks and blocks[0][0] == "p":
                         blocks[0] = ("p", ": " + blocks[0][1])
                     self.blocks.extend(blocks)
+                elif depth + 1 > MAX_DEPTH:  # past the bound, as everywhere: plain paragraphs
+                    self.node(child, tag, depth + 1)
                 else:  # a <div> grouping terms and definitions
                     self.definitions(child, depth + 1)
             elif isinstance(tag, str) and tag not in SKIP_TAGS:
@@ -612,3 +634,12 @@ def _int(value: str | None, default: int, low: int, high: int) -> int:
     except ValueError:
         return default
     return min(max(number, low), high)
+
+
+#: The compiled walk (``scrapy_detemplate/_markdown.pyx``), or None when it is not built.
+_walk = _compiled.load("scrapy_detemplate._markdown")
+#: The renderer with the compiled walk's methods in front of the Python ones it does not replace
+#: (``quote``, ``plain``, ``url``), which call back into them; None without it.
+_compiled_renderer: type[_Renderer] | None = (
+    None if _walk is None else type("_CompiledRenderer", (_walk.Walk, _Renderer), {})
+)

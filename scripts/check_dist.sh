@@ -42,7 +42,8 @@ ls -l "$SDIST" "$WHEEL"
 echo "== the sdist's files"
 tar tzf "$SDIST" | sed 's|^[^/]*/||' >"$TMP/sdist.txt"
 for need in LICENSE CHANGELOG.md README.md MANIFEST.in setup.py pyproject.toml scrapy_detemplate/methods/_walk.pyx \
-  scrapy_detemplate/_tree.pyx scrapy_detemplate/methods/_density.pyx scrapy_detemplate/methods/_site.pyx \
+  scrapy_detemplate/_tree.pyx scrapy_detemplate/_markdown.pyx scrapy_detemplate/methods/_density.pyx \
+  scrapy_detemplate/methods/_site.pyx \
   scrapy_detemplate/_nodes.pxd \
   scrapy_detemplate/py.typed scrapy_detemplate/data/combined_model.json tests/conftest.py tests/quality_floors.json \
   tests/methods/test_walk.py tests/integration/test_scrapy_redis.py example_project/demosite.py; do
@@ -64,15 +65,15 @@ PAGE='{"url": "http://127.0.0.1/a/1", "html": "<html><body><nav>Home News</nav><
 CHECK='
 import importlib.metadata, json, os, sys
 import scrapy_detemplate
-from scrapy_detemplate import _compiled
+from scrapy_detemplate import _compiled, markdown  # markdown loads the compiled Markdown walk
 from scrapy_detemplate.methods import rtdm
 from scrapy_detemplate.runners import combined  # loads every compiled module the default uses
 installed = scrapy_detemplate.__file__
 assert "site-packages" in installed, installed  # the installed package, not a source tree
 assert scrapy_detemplate.__version__ == importlib.metadata.version("scrapy-detemplate"), scrapy_detemplate.__version__
 status = _compiled.status()
-wanted = {"scrapy_detemplate._tree", "scrapy_detemplate.methods._density", "scrapy_detemplate.methods._site",
-          rtdm.WALK_MODULE}
+wanted = {"scrapy_detemplate._tree", "scrapy_detemplate._markdown", "scrapy_detemplate.methods._density",
+          "scrapy_detemplate.methods._site", rtdm.WALK_MODULE}
 compiled = set(status) == wanted and not any(status.values())
 print(f"scrapy_detemplate {scrapy_detemplate.__version__} from {os.path.dirname(installed)}; compiled: {status}")
 if os.environ.get("CHECK_DIST_COMPILED", "1") == "1":

@@ -275,6 +275,7 @@ def test_the_compiled_modules_are_logged_and_counted(caplog):
     in_use = not any(_compiled.status().values())
     assert crawler.stats.get_value("detemplate/compiled") == int(in_use)
     assert ("compiled modules in use" if in_use else "running the Python functions") in caplog.text
+    assert "scrapy_detemplate._markdown" in _compiled.status() and "scrapy_detemplate._markdown" in caplog.text
 
 
 def test_a_missing_compiled_module_is_named_with_why(caplog, monkeypatch):

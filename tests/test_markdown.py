@@ -1,17 +1,23 @@
 """scrapy_detemplate.markdown: exact Markdown for a documentation page, structure read back by a
-CommonMark parser, the words of the text output kept (a Hypothesis property), and bad input."""
+CommonMark parser, the words of the text output kept (a Hypothesis property), and bad input; and the
+compiled walk (``scrapy_detemplate/_markdown.pyx``) against the Python renderer, ``==`` on edge cases,
+deep trees and random HTML (``bench/check_compiled_markdown.py`` holds them equal on every corpus page)."""
 
 from __future__ import annotations
 
 import re
+import shutil
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 from markdown_it import MarkdownIt
 
-from scrapy_detemplate import DetemplateConfig, Detemplater
-from scrapy_detemplate._html import parse_html, visible_text
+from scrapy_detemplate import DetemplateConfig, Detemplater, _compiled, _markdown_text
+from scrapy_detemplate import markdown as markdown_module
+from scrapy_detemplate._html import find_body, parse_html, visible_text
 from scrapy_detemplate.markdown import to_markdown
 
 MD = MarkdownIt("commonmark").enable("table")
@@ -339,3 +345,183 @@ def test_words_of_the_markdown_are_the_words_of_the_text(fragments, links):
     html = "<html><body>" + "".join(fragments) + "</body></html>"
     result = render(html, url="http://ex.com/a/b.html", markdown_links=links)
     assert markdown_words(result.markdown) == words(result.text), result.markdown
+
+
+# -- the compiled walk (scrapy_detemplate/_markdown.pyx) against the Python renderer ---------------
+
+compiled = markdown_module._walk
+needs_compiled = pytest.mark.skipif(compiled is None, reason="scrapy_detemplate._markdown is not built here")
+
+
+def both(root: etree._Element | None, **kwargs: Any) -> tuple[str, str]:
+    """The Markdown of ``root`` from the compiled walk and from the Python renderer alone."""
+    return to_markdown(root, **kwargs), markdown_module._to_markdown_py(root, **kwargs)
+
+
+def test_the_compiled_walk_is_built_and_loaded_where_a_c_compiler_is() -> None:
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the install skips the extension and Markdown is rendered in Python")
+    assert compiled is not None and markdown_module._compiled_renderer is not None, (
+        f"scrapy_detemplate/_markdown was not built or not loaded "
+        f"({_compiled.status().get('scrapy_detemplate._markdown')}): reinstall (pip install -e .)"
+    )
+    assert _compiled.status()["scrapy_detemplate._markdown"] == ""
+    # The elements it dispatches on as blocks are blocks for the Python renderer too.
+    assert {"pre", "li", "blockquote", "table", "dl", "hr", *markdown_module._HEADINGS, *markdown_module._LISTS} <= (
+        markdown_module.BLOCK_TAGS
+    )
+
+
+COMPILED_EDGE_CASES = [
+    DOC_PAGE,
+    "",
+    "<p>x</p>",
+    "<html><body></body></html>",
+    "<html><body>  \n  </body></html>",
+    '<p>See <a href="../guide.html#x">the <b>guide</b></a> and <img src="/i.png" alt="logo">.</p>',
+    '<p><a href="#top">top</a> <a href="javascript:x()">js</a> <a href=" data:x ">d</a> <a>none</a> '
+    '<a href="http://[::1">bad</a> <a href="/a b(c)|d">e</a><img src="data:x" alt="i"><img alt=" a  b "></p>',
+    "<p>foo<b>bar</b> <i> baz </i>qu<code>u</code>x <em>a</em>.<strong>b</strong>_c</p>",
+    "<p><b><i>both</i></b> <b>in <b>bold</b></b> <i>x<i>y</i></i> <b> </b> a<b>b</b>c <b>x<br>y</b></p>",
+    "<p>*not em* _nor_ __this__ # no heading | no | table [no](link) &lt;b&gt;x&lt;/b&gt; &amp;amp; `tick` \\ 1. no</p>"
+    "<p>- no item<br>+ nor<br>=====<br>&gt; no quote<br>1) x<br>12345678901. y</p>",
+    "<p>a&amp;\n</p><p>b\\\n</p><p>&amp;x &amp;# &amp; \\* \\\\ \\a x_y_ _z_ a__b 1_000 é_é ٣_٣</p>",
+    "<p>\ufdd0 sentinels \ufdd1 in \ufdd2 text \ufdd3\ufdd4</p><pre>\ufdd2x</pre><code>\ufdd4</code>",
+    "<pre>  \n\t\n  keep\r\n  lines\r  </pre><pre>   </pre><pre></pre><pre>a<br>b<div>c</div>\n</pre>",
+    "<pre>\t\n\n x</pre><pre>\r\n\ty</pre><table><tr><td colspan=5000>wide</td><td rowspan=99>r</td></tr>"
+    "<tr><td colspan='-3'>n</td></tr></table>",
+    "<pre class='language-markdown'>```python\nprint('hi')\n```\n````\nmore</pre>",
+    "<div class='highlight-none'><pre>x</pre></div><div class='lang-default'><div><pre>y</pre></div></div>"
+    "<pre><code class='language-source-rust'>z</code></pre><pre><!--c--><code class='lang-c'>w</code></pre>",
+    "<h1>The <code>frob</code> <a>¶</a></h1><h2> </h2><h3>a<br>b</h3><h6><b>x</b></h6><hr>",
+    "<ul><li>a<li>b<ul><li>c</ul><li></ul><ol start='7'><li>x<li>y</ol><ol start='x'><li>z</ol>"
+    "<ol start=' 1_0 '><li>q</ol><ol start='99999999999999'><li>r</ol><menu><li>m</menu>",
+    "<ul><ul><li>first a list</li></ul><li>item</li>stray <b>text</b><p>para</p><ol><li>sub</ol></ul>",
+    "<li>an item alone</li><ul><li><p>one</p><p>two</p><pre>code</pre><ul><li>deep</li></ul></li></ul>",
+    "<blockquote><p>q</p><blockquote>deeper</blockquote><ul><li>l</li></ul></blockquote><blockquote> </blockquote>",
+    "<dl><dt>term</dt><dd>def</dd><div><dt>t2</dt><dd><p>p1</p><p>p2</p></dd></div>text<dd></dd><dt></dt>"
+    "<p>other</p><!-- c --><script>x</script></dl>",
+    "<table><tr><th>a</th></tr><tr><td>1</td><td>2</td><td>3</td></tr><tr><td rowspan=2>x</td><td>y</td></tr>"
+    "<tr><td colspan=2>z</td></tr></table>",
+    "<table><caption>Cap <b>tion</b></caption><thead><tr><th>h|1</th><th><h2>in</h2></th></tr></thead>"
+    "<tbody><tr><td><code>a|b</code></td><td><pre>one line</pre></td></tr><tr><td colspan='x'>c</td>"
+    "<td rowspan='0'>d</td><td colspan=' 3 '>e</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>",
+    "<table><tr><td><h2>Side</h2></td><td><table><tr><td>in</td></tr><tr><td>ner</td></tr></table></td></tr>"
+    "<tr><td>a</td><td>b</td></tr></table>",
+    "<table>text<tr><td>a</td><td>b</td></tr></table><table><tr><td>a</td>x<td>b</td></tr></table>"
+    "<table><tr><td>a</td><td><pre>two\nlines</pre></td></tr></table><table><tr><td>only</td></tr></table>"
+    "<table><tbody>t<tr><td>a</td><td>b</td></tr></tbody><colgroup><col></colgroup><div>shows</div></table>"
+    "<table><tr><td>a</td><td>b</td></tr><script>x</script><tr></tr><tr><td rowspan=3>r</td></tr></table>",
+    "<p>a<!-- c -->b<?pi x?>c<script>s</script>d<style>p{}</style></p><noscript><p>no</p></noscript>",
+    "<p>日本語の テキスト</p><div>Ünïcödé <i>text</i>!\xa0\u3000x\u2028y</div>",
+    "<div><span>inline <div>block in inline</div> after</span><b>bold <p>around a block</p></b></div>",
+    "<p>x<br>  <br>y</p><p><br></p><div>a<br/>b</div><h2>h<br>x</h2><td>c<br>d</td>",
+]
+
+
+@needs_compiled
+@pytest.mark.parametrize("html", COMPILED_EDGE_CASES)
+@pytest.mark.parametrize("links", [False, True])
+def test_compiled_markdown_equals_the_python_on_edge_cases(html: str, links: bool) -> None:
+    fast, slow = both(parse_html(html), base_url="http://ex.com/a/b.html", links=links)
+    assert fast == slow
+
+
+@needs_compiled
+def test_compiled_walk_of_nothing_of_fragments_and_of_what_it_hands_to_python() -> None:
+    assert both(None) == ("", "")
+    fragment = etree.fromstring("<div>only <b>a</b> fragment</div>")
+    assert both(fragment) == ("only **a** fragment",) * 2
+    # A namespaced element or an entity reference: the Python renderer, with its result.
+    root = parse_html("<html><body><p>a</p></body></html>")
+    body = find_body(root)
+    assert body is not None and compiled is not None and compiled.plain(body)
+    etree.SubElement(body, "{urn:x}p").text = "namespaced"
+    assert not compiled.plain(body)
+    assert both(root) == ("a\n\nnamespaced",) * 2
+    root = parse_html("<html><body><p>a</p><pre>x</pre></body></html>")
+    pre = root.find(".//pre")
+    assert pre is not None
+    pre.append(etree.Entity("amp"))
+    assert not compiled.plain(find_body(root))  # type: ignore[arg-type]
+    fast, slow = both(root)
+    assert fast == slow
+
+
+@needs_compiled
+def test_compiled_walk_of_ten_thousand_deep_nesting() -> None:
+    for tags in (("div", "blockquote", "ul", "b"), ("dl", "div"), ("table", "tr", "td"), ("li", "ol", "code")):
+        root = etree.Element("html")
+        el = etree.SubElement(root, "body")
+        for n in range(10_000):
+            el = etree.SubElement(el, tags[n % len(tags)])
+            el.text = f"w{n} "
+        fast, slow = both(root)
+        assert fast == slow and len(fast.split()) >= 10_000
+
+
+@needs_compiled
+def test_compiled_pre_fences_outgrow_the_backticks_inside() -> None:
+    for code in ("```python\nprint('hi')\n```\n````\nmore", "`", "a ``` b `````` c", "````"):
+        html = "<pre class='language-markdown'>" + code + "</pre><p><code>" + code + "</code></p>"
+        fast, slow = both(parse_html(html))
+        assert fast == slow
+        assert fast.startswith("`" * max(3, 1 + max(map(len, re.findall("`+", code)))) + "markdown\n")
+
+
+_META_TEXT = st.text(alphabet=st.sampled_from([*"ab1_ \\`*[]<|~&#\t\n-+=>.)!é٣\u3000\xa0\r", *"\ufdd0\ufdd4"]))
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(_META_TEXT, st.booleans())
+def test_compiled_escaping_and_code_spans_equal_the_python_ones(text: str, in_table: bool) -> None:
+    assert compiled is not None
+    assert compiled.escape(text) == _markdown_text.esc(text)
+    assert compiled.code_span(text, in_table) == _markdown_text.code_span(text, in_table)
+
+
+_EMPHASIS_TEXT = st.text(alphabet=st.sampled_from([*"ab1_ *.\n\u3000é", *"\ufdd0\ufdd1\ufdd2\ufdd3\ufdd4"]))
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(_EMPHASIS_TEXT)
+def test_compiled_emphasis_equals_the_python(text: str) -> None:
+    assert compiled is not None
+    # The compiled walk strips what EDGE_SPACE holds: white space and the hard break.
+    assert set(_markdown_text.EDGE_SPACE) == {chr(c) for c in range(0x3001) if chr(c).isspace()} | {"\ufdd4"}
+    assert compiled.resolve(text) == _markdown_text.resolve(text)
+
+
+_MORE_TAGS = [*_TAGS, "dl", "div", "caption", "tbody", "ol", "h2", "br", "tt", "samp", "noscript", "center"]
+
+
+def _element_with_attrs(args: tuple[str, list[str], int]) -> str:
+    tag, children, n = args
+    attrs = {
+        "a": ' href="/x?a=(1)"',
+        "pre": ' class="language-py"',
+        "td": (' colspan="2"', ' rowspan="3"', ' colspan="x"', "")[n % 4],
+        "ol": ' start="3"',
+        "code": ' class="lang-c"',
+    }.get(tag, "")
+    return f"<{tag}{attrs}>{''.join(children)}</{tag}>"
+
+
+_MORE_HTML = st.recursive(
+    _TEXT | _VOID,
+    lambda inner: st.tuples(st.sampled_from(_MORE_TAGS), st.lists(inner, max_size=4), st.integers(0, 3)).map(
+        _element_with_attrs
+    ),
+    max_leaves=50,
+)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(st.lists(_MORE_HTML, min_size=1, max_size=4), st.booleans())
+def test_compiled_markdown_equals_the_python_on_random_html(fragments: list[str], links: bool) -> None:
+    html = "<html><body>" + "".join(fragments) + "</body></html>"
+    fast, slow = both(parse_html(html), base_url="http://ex.com/a/b.html", links=links)
+    assert fast == slow
