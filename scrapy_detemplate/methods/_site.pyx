@@ -22,12 +22,17 @@ page):
   (the same float operations in the same order).
 * :class:`ForestScorer` is ``Forest.probability`` over many rows: the trees as
   flat C arrays, ``t = base`` then ``t += rate * value[leaf]`` tree by tree.
+* :class:`FeatureRows` holds a page's feature rows in one C array of doubles,
+  from the evidence (``_density.line_features_into``, :meth:`FeatureRows.site_columns`)
+  to the trees, and :func:`decide_rows` is ``combined.decide`` on it: the same
+  numbers and lines as the Python lists, without a Python float per feature
+  (building and freeing ~140 rows of 126 floats cost about a fifth of a parse).
 
 Optional: when this module was not built, or was built against another lxml,
 the Python functions run.
 """
 
-from libc.math cimport exp
+from libc.math cimport NAN, exp, isnan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, strcmp, strlen
@@ -595,14 +600,33 @@ def text_line_keys(lines, line_key):
 def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
               long long window, matched, double log_seen, double warm):
     """The rows of ``site_features`` for ``count`` lines (see the Python loop there)."""
+    cdef double* values = <double*> malloc(max(count * 5, 1) * sizeof(double))
+    cdef double* row
+    cdef Py_ssize_t i
+    cdef list out = []
+    if values is NULL:
+        raise MemoryError()
+    try:
+        _site_rows(keys, lengths, line_of, dfs, count, window, matched, log_seen, warm, values, 5)
+        for i in range(count):
+            row = values + 5 * i
+            out.append([row[0], row[1], row[2], row[3], row[4]])
+    finally:
+        free(values)
+    return out
+
+
+cdef int _site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count, long long window,
+                    matched, double log_seen, double warm, double* out, Py_ssize_t stride) except -1:
+    """The five site features of line ``i`` in ``out[i * stride:i * stride + 5]``."""
     cdef double* repeated = <double*> malloc(max(count, 1) * sizeof(double))
     cdef long long* chars = <long long*> malloc(max(count, 1) * sizeof(long long))
     cdef char* lcs = <char*> malloc(max(count, 1))
     cdef Py_ssize_t i, n = len(keys), line
     cdef long long length, df
     cdef double share, q, peer = 0.0 if matched is None else 1.0
+    cdef double* row
     cdef PyObject* found
-    cdef list out = []
     if repeated is NULL or chars is NULL or lcs is NULL:
         free(repeated)
         free(chars)
@@ -634,12 +658,117 @@ def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
                     lcs[line] = 1
         for i in range(count):
             share = repeated[i] / <double> chars[i] if chars[i] else 0.0
-            out.append([share, 1.0 if lcs[i] else 0.0, peer, log_seen, share * warm])
+            row = out + i * stride
+            row[0], row[1], row[2], row[3], row[4] = share, 1.0 if lcs[i] else 0.0, peer, log_seen, share * warm
     finally:
         free(repeated)
         free(chars)
         free(lcs)
-    return out
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# A page's feature rows in one C array
+
+cdef class FeatureRows:
+    """The combined method's feature rows of one page in one C array of doubles, never as
+    Python floats: ``count`` rows of ``width`` (page evidence, then site evidence).
+
+    The page evidence is written in through the buffer protocol (a 2-D C-contiguous
+    array, ``density.line_features_into``), the site evidence by :meth:`site_columns`;
+    :func:`decide_rows` scores and decides on it.  :meth:`tolist` gives the rows as the
+    Python functions make them (the same floats).
+    """
+
+    cdef double* data
+    cdef readonly Py_ssize_t count
+    cdef readonly Py_ssize_t width
+    cdef Py_ssize_t shape[2]
+    cdef Py_ssize_t strides[2]
+    cdef double* probability  # per row: its probability of content (NaN: not scored yet)
+
+    def __cinit__(self, Py_ssize_t count, Py_ssize_t width):
+        if count < 0 or width < 1:
+            raise ValueError(f"bad shape ({count}, {width})")
+        self.count, self.width = count, width
+        self.data = <double*> calloc(max(count * width, 1), sizeof(double))
+        self.probability = <double*> malloc(max(count, 1) * sizeof(double))
+        if self.data is NULL or self.probability is NULL:
+            raise MemoryError()
+        self.shape[0], self.shape[1] = count, width
+        self.strides[0], self.strides[1] = width * sizeof(double), sizeof(double)
+        self.forget()
+
+    def __dealloc__(self):
+        free(self.data)
+        free(self.probability)
+
+    def __getbuffer__(self, Py_buffer* buffer, int flags):
+        buffer.buf = <char*> self.data
+        buffer.obj = self
+        buffer.len = self.count * self.width * sizeof(double)
+        buffer.readonly = 0
+        buffer.itemsize = sizeof(double)
+        buffer.format = "d"
+        buffer.ndim = 2
+        buffer.shape = self.shape
+        buffer.strides = self.strides
+        buffer.suboffsets = NULL
+        buffer.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* buffer):
+        pass
+
+    def __len__(self):
+        return self.count
+
+    cdef void forget(self) noexcept:
+        """The rows changed: no probability is known."""
+        cdef Py_ssize_t i
+        for i in range(self.count):
+            self.probability[i] = NAN
+
+    def value(self, Py_ssize_t i, Py_ssize_t j):
+        """Row ``i``'s feature ``j``."""
+        if not (0 <= i < self.count and 0 <= j < self.width):
+            raise IndexError(f"no feature ({i}, {j}) in {self.count} rows of {self.width}")
+        return self.data[i * self.width + j]
+
+    def tolist(self):
+        """The rows as lists of Python floats."""
+        cdef Py_ssize_t i, j
+        cdef double* row
+        cdef list out = [None] * self.count
+        for i in range(self.count):
+            row = self.data + i * self.width
+            out[i] = [row[j] for j in range(self.width)]
+        return out
+
+    def set_columns(self, list rows, Py_ssize_t at):
+        """Each row's features from column ``at`` on, from ``rows`` (lists of numbers, as the
+        Python functions make them: one per row, all of the same length)."""
+        cdef Py_ssize_t i, j, size
+        cdef double* row
+        if len(rows) != self.count:
+            raise ValueError(f"expected {self.count} rows, got {len(rows)}")
+        for i in range(self.count):
+            values = rows[i]
+            size = len(values)
+            if at < 0 or at + size > self.width:
+                raise ValueError(f"{size} features from column {at} do not fit in {self.width}")
+            row = self.data + i * self.width + at
+            for j in range(size):
+                row[j] = values[j]
+        self.forget()
+
+    def site_columns(self, list keys, list lengths, list line_of, dict dfs, long long window, matched,
+                     double log_seen, double warm, Py_ssize_t at):
+        """:func:`site_rows` written into columns ``at`` to ``at + 4`` of every row."""
+        if at < 0 or at + 5 > self.width:
+            raise ValueError(f"5 site features from column {at} do not fit in {self.width}")
+        _site_rows(keys, lengths, line_of, dfs, self.count, window, matched, log_seen, warm,
+                   self.data + at, self.width)
+        self.forget()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,7 +823,7 @@ cdef class ForestScorer:
     cdef Node* nodes
     cdef int* roots
     cdef int trees
-    cdef Py_ssize_t features
+    cdef readonly Py_ssize_t features
     cdef int* used  # feature number of each used-feature slot
     cdef int nused
     cdef double base
@@ -769,14 +898,10 @@ cdef class ForestScorer:
         """``[forest.probability(row) for row in rows]``, the same floats."""
         cdef list xs = rows if type(rows) is list else list(rows)
         cdef Py_ssize_t count = len(xs), i
-        cdef int k, root, stride = self.nused + 1
+        cdef int stride = self.nused + 1
         cdef double* x = <double*> malloc(max(count * stride, 1) * sizeof(double))
         cdef double* t = <double*> malloc(max(count, 1) * sizeof(double))
         cdef char* exact = <char*> malloc(max(count, 1))
-        cdef const Node* nodes = self.nodes
-        cdef double* xj[8]
-        cdef int nj[8]
-        cdef int j, n0, n1, n2, n3, n4, n5, n6, n7
         cdef list out
         if x is NULL or t is NULL or exact is NULL:
             free(x)
@@ -792,42 +917,81 @@ cdef class ForestScorer:
                     raise ValueError(f"expected {self.features} features, got {PyList_GET_SIZE(row)}")
                 exact[i] = _doubles(<list> row, self.used, self.nused, x + i * stride)
                 x[i * stride + self.nused] = 0.0  # the leaves' slot
-                t[i] = self.base
-            for k in range(self.trees):
-                root = self.roots[k]
-                # Eight rows at a time: eight independent walks in flight.  A leaf steps to
-                # itself, so the walks that end first wait there for the others.
-                for i in range(0, count, 8):
-                    for j in range(8):
-                        xj[j] = x + min(i + j, count - 1) * stride
-                    n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = root
-                    while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf
-                               & nodes[n4].leaf & nodes[n5].leaf & nodes[n6].leaf & nodes[n7].leaf):
-                        n0 = nodes[n0].child + (not (xj[0][nodes[n0].feature] <= nodes[n0].threshold))
-                        n1 = nodes[n1].child + (not (xj[1][nodes[n1].feature] <= nodes[n1].threshold))
-                        n2 = nodes[n2].child + (not (xj[2][nodes[n2].feature] <= nodes[n2].threshold))
-                        n3 = nodes[n3].child + (not (xj[3][nodes[n3].feature] <= nodes[n3].threshold))
-                        n4 = nodes[n4].child + (not (xj[4][nodes[n4].feature] <= nodes[n4].threshold))
-                        n5 = nodes[n5].child + (not (xj[5][nodes[n5].feature] <= nodes[n5].threshold))
-                        n6 = nodes[n6].child + (not (xj[6][nodes[n6].feature] <= nodes[n6].threshold))
-                        n7 = nodes[n7].child + (not (xj[7][nodes[n7].feature] <= nodes[n7].threshold))
-                    nj[0], nj[1], nj[2], nj[3], nj[4], nj[5], nj[6], nj[7] = n0, n1, n2, n3, n4, n5, n6, n7
-                    for j in range(min(8, count - i)):
-                        t[i + j] += nodes[nj[j]].value
+            self._totals(x, count, t)
             for i in range(count):
                 if not exact[i]:
                     row = xs[i]
                     t[i] = self._total_objects(row if type(row) is list else list(row))
             out = [None] * count
             for i in range(count):
-                t[i] = t[i] if t[i] < 50.0 else 50.0  # min(50.0, t)
-                t[i] = t[i] if t[i] > -50.0 else -50.0  # max(-50.0, t)
-                out[i] = 1.0 / (1.0 + exp(-t[i]))
+                out[i] = _sigmoid(t[i])
             return out
         finally:
             free(x)
             free(t)
             free(exact)
+
+    cdef int _score_rows(self, FeatureRows rows, const Py_ssize_t* which, Py_ssize_t count) except -1:
+        """The probabilities of rows ``which[:count]`` of ``rows``, into ``rows.probability``."""
+        cdef int stride = self.nused + 1, j
+        cdef Py_ssize_t i
+        cdef const double* row
+        cdef double* x = NULL
+        cdef double* t = NULL
+        if not count:
+            return 0
+        x = <double*> malloc(count * stride * sizeof(double))
+        t = <double*> malloc(count * sizeof(double))
+        if x is NULL or t is NULL:
+            free(x)
+            free(t)
+            raise MemoryError()
+        try:
+            for i in range(count):
+                row = rows.data + which[i] * rows.width
+                for j in range(self.nused):
+                    x[i * stride + j] = row[self.used[j]]
+                x[i * stride + self.nused] = 0.0  # the leaves' slot
+            self._totals(x, count, t)
+            for i in range(count):
+                rows.probability[which[i]] = _sigmoid(t[i])
+        finally:
+            free(x)
+            free(t)
+        return 0
+
+    cdef void _totals(self, const double* x, Py_ssize_t count, double* t) noexcept:
+        """Each row's sum ``t = base`` then ``t += rate * value[leaf]`` tree by tree; row ``i``'s
+        used features are ``x[i * (nused + 1):]``, then 0.0 (the slot the leaves read)."""
+        cdef Py_ssize_t i
+        cdef int k, root, stride = self.nused + 1
+        cdef const Node* nodes = self.nodes
+        cdef const double* xj[8]
+        cdef int nj[8]
+        cdef int j, n0, n1, n2, n3, n4, n5, n6, n7
+        for i in range(count):
+            t[i] = self.base
+        for k in range(self.trees):
+            root = self.roots[k]
+            # Eight rows at a time: eight independent walks in flight.  A leaf steps to
+            # itself, so the walks that end first wait there for the others.
+            for i in range(0, count, 8):
+                for j in range(8):
+                    xj[j] = x + min(i + j, count - 1) * stride
+                n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = root
+                while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf
+                           & nodes[n4].leaf & nodes[n5].leaf & nodes[n6].leaf & nodes[n7].leaf):
+                    n0 = nodes[n0].child + (not (xj[0][nodes[n0].feature] <= nodes[n0].threshold))
+                    n1 = nodes[n1].child + (not (xj[1][nodes[n1].feature] <= nodes[n1].threshold))
+                    n2 = nodes[n2].child + (not (xj[2][nodes[n2].feature] <= nodes[n2].threshold))
+                    n3 = nodes[n3].child + (not (xj[3][nodes[n3].feature] <= nodes[n3].threshold))
+                    n4 = nodes[n4].child + (not (xj[4][nodes[n4].feature] <= nodes[n4].threshold))
+                    n5 = nodes[n5].child + (not (xj[5][nodes[n5].feature] <= nodes[n5].threshold))
+                    n6 = nodes[n6].child + (not (xj[6][nodes[n6].feature] <= nodes[n6].threshold))
+                    n7 = nodes[n7].child + (not (xj[7][nodes[n7].feature] <= nodes[n7].threshold))
+                nj[0], nj[1], nj[2], nj[3], nj[4], nj[5], nj[6], nj[7] = n0, n1, n2, n3, n4, n5, n6, n7
+                for j in range(min(8, count - i)):
+                    t[i + j] += nodes[nj[j]].value
 
     cdef double _total_objects(self, list x) except? -1.0:
         """One row's sum, comparing its values as Python objects."""
@@ -840,6 +1004,13 @@ cdef class ForestScorer:
                 node = self.nodes[node].child + (0 if le else 1)
             total += self.nodes[node].value
         return total
+
+
+cdef inline double _sigmoid(double t) noexcept:
+    """``1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, t))))``."""
+    t = t if t < 50.0 else 50.0  # min(50.0, t)
+    t = t if t > -50.0 else -50.0  # max(-50.0, t)
+    return 1.0 / (1.0 + exp(-t))
 
 
 cdef inline bint _doubles(list row, const int* used, int nused, double* out) except -1:
@@ -861,3 +1032,59 @@ cdef inline bint _doubles(list row, const int* used, int nused, double* out) exc
         else:
             return False
     return True
+
+
+def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double threshold, double unique,
+                double site_df, tuple columns, tuple limits):
+    """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
+
+    ``columns`` are the features the rules read (warm DF, in container, link density,
+    log words, pages seen, site DF, in the LCS) and ``limits`` their bounds (menu words,
+    known site, new DF, new link density); ``unique`` is ``threshold - UNIQUE_MARGIN``.
+    The probabilities of the rows not decided outright are computed once per
+    :class:`FeatureRows` (a site's first page asks again with other thresholds).
+    """
+    cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs
+    cdef double menu_words, known_site, new_df, new_link
+    warm_df, in_container, link, log_words, pages_seen, df, in_lcs = columns
+    menu_words, known_site, new_df, new_link = limits
+    if rows.width != scorer.features:
+        raise ValueError(f"expected {scorer.features} features, got {rows.width}")
+    for j in columns:
+        if not 0 <= j < rows.width:
+            raise IndexError(f"no column {j} in rows of {rows.width}")
+    cdef Py_ssize_t i, npending = 0
+    cdef const double* r
+    cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(rows.count, 1) * sizeof(Py_ssize_t))
+    cdef char* outright = <char*> malloc(max(rows.count, 1))
+    cdef list template = []
+    if pending is NULL or outright is NULL:
+        free(pending)
+        free(outright)
+        raise MemoryError()
+    try:
+        for i in range(rows.count):
+            r = rows.data + i * rows.width
+            outright[i] = (r[warm_df] >= site_df and (r[in_container] == 0.0 or r[link] >= 0.5)) or (
+                r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
+            )
+            if outright[i]:
+                template.append(i)
+            elif isnan(rows.probability[i]):
+                pending[npending] = i
+                npending += 1
+        scorer._score_rows(rows, pending, npending)
+        for i in range(rows.count):
+            if outright[i]:
+                continue
+            r = rows.data + i * rows.width
+            if rows.probability[i] < (
+                unique
+                if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
+                else threshold
+            ):
+                template.append(i)
+    finally:
+        free(pending)
+        free(outright)
+    return frozenset(template)

@@ -333,3 +333,118 @@ def test_a_model_the_c_arrays_do_not_hold_is_scored_in_python() -> None:
     rows = [[0.1], [0.3], [0.9]]
     assert scorer(rows) == [backwards.probability(row) for row in rows]
     assert backwards.probability([0.1]) == 1.0 / (1.0 + math.exp(-1.0))
+
+
+# -- rows in C and the decision on them -------------------------------------------------------------
+
+
+@needs_compiled
+def test_feature_rows_hold_the_rows_as_the_python_lists_do() -> None:
+    rows = COMPILED.FeatureRows(3, 4)
+    assert len(rows) == 3 and rows.tolist() == [[0.0] * 4] * 3
+    rows.set_columns([[1.5, -0.0], [2.0, 3.0], [0.25, 1e300]], 1)
+    assert repr(rows.tolist()) == repr([[0.0, 1.5, -0.0, 0.0], [0.0, 2.0, 3.0, 0.0], [0.0, 0.25, 1e300, 0.0]])
+    view = memoryview(rows)
+    assert (view.shape, view.format, view.c_contiguous) == ((3, 4), "d", True)
+    view[2, 3] = 7.0
+    assert rows.value(2, 3) == 7.0
+    with pytest.raises(IndexError):
+        rows.value(3, 0)
+    with pytest.raises(ValueError):
+        rows.set_columns([[1.0]] * 3, 4)  # past the last column
+    with pytest.raises(ValueError):
+        rows.set_columns([[1.0]] * 2, 0)  # a row short
+    with pytest.raises(ValueError):
+        rows.site_columns([], [], [], {}, 0, None, 0.0, 0.0, 0)  # five columns from 0 do not fit in 4
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(1, 300), st.integers(0, 30)), max_size=40),
+    st.integers(0, 40),
+    st.one_of(st.none(), st.lists(st.integers(0, 5), max_size=6, unique=True)),
+)
+def test_the_site_columns_are_the_site_rows(
+    segs: list[tuple[int, int, int]], seen: int, matched: list[int] | None
+) -> None:
+    count = 6
+    keys = [f"k{k}" for k, _, _ in segs]
+    dfs = {f"k{k}": df for k, _, df in segs if df}
+    lengths, lines = [n for _, n, _ in segs], [k for k, _, _ in segs]
+    window = min(seen, combined.DF_WINDOW)
+    log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
+    rows = COMPILED.FeatureRows(count, 8)
+    rows.site_columns(keys, lengths, lines, dfs, window, matched, log_seen, warm, 2)
+    want = COMPILED.site_rows(keys, lengths, lines, dfs, count, window, matched, log_seen, warm)
+    assert repr([row[2:7] for row in rows.tolist()]) == repr(want)
+    assert all(row[:2] == [0.0, 0.0] and row[7] == 0.0 for row in rows.tolist())
+
+
+#: Values the rules of ``combined.decide`` compare against (and some around them).
+RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29, 0.3, 0.9, 0.95, math.nan,
+                               math.log1p(3), math.log1p(3) / 4, 0.4, 3.0])  # fmt: skip
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(RULE_VALUES, min_size=7, max_size=7), max_size=30),
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+    st.integers(0, 2**32),
+    st.sampled_from([0.9, 2.0, 0.5]),
+)
+def test_the_compiled_decision_is_decide_on_the_same_rows(
+    rules: list[list[float]], thresholds: list[float], seed: int, site_df: float
+) -> None:
+    model = load_forest()
+    scorer = model.scorer()
+    compiled_scorer: Any = getattr(scorer, "__self__", None)
+    rng = random.Random(seed)
+    rows = []
+    for values in rules:
+        row = [rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 30)]) for _ in model.features]
+        for column, value in zip(combined._COLUMNS, values, strict=True):
+            row[column] = value
+        rows.append(row)
+    table = COMPILED.FeatureRows(len(rows), len(model.features))
+    table.set_columns(rows, 0)
+
+    def decide_at(threshold: float) -> frozenset[int]:
+        unique = threshold - combined.UNIQUE_MARGIN
+        return COMPILED.decide_rows(  # type: ignore[no-any-return]
+            table, compiled_scorer, threshold, unique, site_df, combined._COLUMNS, combined._LIMITS
+        )
+
+    # One table asked again with other thresholds, as on a site's first page: its probabilities are kept.
+    for threshold in thresholds:
+        assert decide_at(threshold) == combined.decide(rows, scorer, threshold, site_df)
+    sizes = [rng.randrange(1, 200) for _ in rows]
+    first = table.value(0, combined._PAGES_SEEN) if rows else None
+    want = combined.decide_page(rows, sizes, scorer, 0.45, site_df)
+    assert combined._decide_page(first, sizes, decide_at, 0.45) == want
+
+
+@needs_compiled
+def test_the_compiled_decision_refuses_rows_of_another_width() -> None:
+    scorer: Any = load_forest().scorer()
+    with pytest.raises(ValueError):
+        COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, 0.45, 0.25, 0.9, combined._COLUMNS,
+                             combined._LIMITS)  # fmt: skip
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=12, deadline=None)
+@given(st.lists(_html(), min_size=2, max_size=8))
+def test_feature_rows_are_the_python_features_page_after_page(bodies: list[str]) -> None:
+    config = DetemplateConfig()
+    fast = CombinedEvidence(config, memory_store(config))
+    with python_only():
+        slow = CombinedEvidence(config, memory_store(config))
+    for n, html in enumerate(bodies + bodies):
+        url = f"https://example.com/docs/page{n % 3}.html"
+        pages = [ParsedPage.of(url, html, parse_html(html), config) for _ in range(2)]
+        got = fast.feature_rows(pages[0]).tolist()
+        with python_only():
+            want = slow.features(pages[1])
+        assert repr(got) == repr(want)  # bit-identical floats
