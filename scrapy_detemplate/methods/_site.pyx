@@ -295,6 +295,7 @@ cdef class _Memo:
     cdef Py_ssize_t cap
     cdef Buf arena
     cdef list block_elements
+    cdef bint elements  # whether block_elements is filled (an element proxy per block)
     cdef list block_parents
     cdef cetree._Document doc
 
@@ -378,9 +379,10 @@ cdef class _Memo:
         return n
 
     cdef inline Py_ssize_t new_block(self, xmlNode* c, Py_ssize_t parent) except -1:
-        self.block_elements.append(cetree.elementFactory(self.doc, c))
+        if self.elements:
+            self.block_elements.append(cetree.elementFactory(self.doc, c))
         self.block_parents.append(parent)
-        return len(self.block_elements) - 1
+        return len(self.block_parents) - 1
 
     cdef Py_ssize_t locate(self, xmlNode* owner) except -2:
         """``_locate``: climb to a known ancestor (or the top), then fill down; -1: ask Python."""
@@ -414,10 +416,11 @@ cdef class _Memo:
         return known
 
 
-def segment_lines(lines, segmentation):
+def segment_lines(lines, segmentation, bint elements=True):
     """:func:`scrapy_detemplate.methods.segments.segment_lines`, or ``None``: ask Python.
 
-    ``segmentation`` is the ``Segmentation`` class (the result's type).
+    ``segmentation`` is the ``Segmentation`` class (the result's type); without
+    ``elements``, its ``block_elements`` is left empty (no element proxy is made).
     """
     global _LAYOUT
     cdef bytes tag
@@ -427,6 +430,7 @@ def segment_lines(lines, segmentation):
         for tag in _LAYOUT:
             _LAYOUT_FIRST[<unsigned char> (<const char*> tag)[0]] = 1
     cdef _Memo memo = _Memo()
+    memo.elements = elements
     cdef list keys = []
     cdef list lengths = []
     cdef list blocks = []

@@ -91,6 +91,7 @@ class Segmentation:
     in block ``blocks[i]`` (an index into ``block_elements``) and in visible line
     ``lines[i]`` (an index into the lines it was built from).
     ``block_parents[b]`` is the enclosing block of block ``b`` (-1 for the top).
+    ``block_elements`` is empty when :func:`segment_lines` was asked for no elements.
     """
 
     keys: list[str]
@@ -101,21 +102,23 @@ class Segmentation:
     block_parents: list[int]
 
 
-def segment_lines(lines: Sequence[Line]) -> Segmentation:
+def segment_lines(lines: Sequence[Line], elements: bool = True) -> Segmentation:
     """Page segmentation on the page's visible lines (:func:`~scrapy_detemplate._html.visible_lines`).
 
-    Compiled (``_site.pyx``) when it is built, with the same result; a page it
-    hands back (a namespaced element on a path, text that is not UTF-8) and an
-    install without it run :func:`_segment_lines_py`.
+    Without ``elements``, ``block_elements`` is left empty: a caller that reads
+    only the keys, lengths and lines (the combined method) does not pay for an
+    element per block.  Compiled (``_site.pyx``) when it is built, with the same
+    result; a page it hands back (a namespaced element on a path, text that is
+    not UTF-8) and an install without it run :func:`_segment_lines_py`.
     """
     if _compiled is not None:
-        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation)
+        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation, elements)
         if seg is not None:
             return seg
-    return _segment_lines_py(lines)
+    return _segment_lines_py(lines, elements)
 
 
-def _segment_lines_py(lines: Sequence[Line]) -> Segmentation:
+def _segment_lines_py(lines: Sequence[Line], elements: bool = True) -> Segmentation:
     """The reference :func:`segment_lines`.
 
     Every slot of a line is one text node (``el.text`` or ``el.tail``), i.e. one
@@ -162,7 +165,7 @@ def _segment_lines_py(lines: Sequence[Line]) -> Segmentation:
             lengths.append(len(text))
             blocks.append(block)
             line_of.append(line_index)
-    return Segmentation(keys, lengths, blocks, line_of, block_elements, block_parents)
+    return Segmentation(keys, lengths, blocks, line_of, block_elements if elements else [], block_parents)
 
 
 def _locate(

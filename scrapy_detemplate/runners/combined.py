@@ -155,7 +155,7 @@ class CombinedEvidence:
     ) -> tuple[Segmentation, dict[str, int], int, list[int] | None, float, float]:
         """What the site features are made of; updates the site state."""
         _, _, matched = self._sandwich.observe(page)
-        seg, dfs, clock = self._segments.observe(page)
+        seg, dfs, clock = self._segments.observe(page, elements=False)  # the blocks' elements are not read
         seen = clock - 1  # earlier pages of the site
         window = min(seen, DF_WINDOW)
         return seg, dfs, window, matched, math.log1p(seen) / 4, min(1.0, seen / 5)

@@ -8,6 +8,7 @@ probabilities (bit-identical floats).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import random
@@ -98,6 +99,12 @@ def assert_same_segmentation(html: str) -> None:
         assert compiled.block_parents == reference.block_parents
         assert len(compiled.block_elements) == len(reference.block_elements)
         assert all(a is b for a, b in zip(compiled.block_elements, reference.block_elements, strict=True))
+    # Without the blocks' elements (the combined method): the same segmentation, no element made.
+    bare = segments._segment_lines_py(lines, elements=False)
+    assert bare == dataclasses.replace(reference, block_elements=[])
+    assert segments.segment_lines(lines, elements=False) == bare
+    if compiled is not None:
+        assert COMPILED.segment_lines(lines, Segmentation, False) == bare
     assert sandwich.text_line_keys(lines) == sandwich._text_line_keys_py(lines)
 
 
