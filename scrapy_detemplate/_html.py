@@ -76,7 +76,8 @@ def looks_binary(text: str) -> bool:
     if text.count("\ufffd") > max(16, len(text) // 20):
         return True
     head = text[:4096]
-    return len(_CONTROL.findall(head)) > max(16, len(head) // 50)
+    controls: int = _tree.count_controls(head) if _tree is not None else len(_CONTROL.findall(head))
+    return controls > max(16, len(head) // 50)
 
 
 #: C0 controls other than tab, line feed, form feed and carriage return.

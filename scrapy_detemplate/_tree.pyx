@@ -1,11 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The engine's tree walks, compiled: visible lines, the size checks, removal.
+"""The engine's tree walks, compiled: visible lines, the size checks, removal (and two text scans).
 
 Each function here gives what a Python function of the package gives, ``==``
 on the results (the tests and ``bench/check_compiled_tree.py`` hold them
 equal): :func:`scrapy_detemplate._html.visible_lines`,
 :func:`scrapy_detemplate._html.tree_size_and_depth` and
-:func:`scrapy_detemplate.engine._removal`.  They read libxml2's nodes through
+:func:`scrapy_detemplate.engine._removal`; and two scans of the page's text
+before the parse, :func:`drop_early_ends` and :func:`count_controls` (the
+regexes of ``keep_content_after_early_end`` and ``looks_binary``).  They read libxml2's nodes through
 lxml's public C API (as ``methods/_walk.pyx`` does) instead of making an
 element proxy for every node: a proxy is only made for what the result holds
 (a line's slots, a dropped element).  What is not the common case (an element
@@ -692,3 +694,17 @@ def drop_early_ends(str html):
         return html
     pieces.append(html[kept:])
     return "".join(pieces)
+
+
+def count_controls(str text):
+    """``len(_html._CONTROL.findall(text))``: the C0 controls but tab, line feed, form feed and
+    carriage return."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), i, count = 0
+    cdef unsigned int ch
+    for i in range(n):
+        ch = <unsigned int> PyUnicode_READ(kind, data, i)
+        if ch < 32 and ch != 9 and ch != 10 and ch != 12 and ch != 13:
+            count += 1
+    return count

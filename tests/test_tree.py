@@ -449,3 +449,10 @@ def test_compiled_early_ends_are_the_regex_ones_on_random_text(html: str) -> Non
     assert got == _html._EARLY_END.sub("", html)
     if _html._EARLY_END.search(html) is None:
         assert got is html  # nothing to drop: no copy
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x40) | st.sampled_from("\x7f\x85\u2028\ufffd\U0001f600")))
+def test_compiled_control_count_is_the_regex_one(text: str) -> None:
+    assert compiled.count_controls(text) == len(_html._CONTROL.findall(text))

@@ -266,10 +266,12 @@ cdef char _LAYOUT_FIRST[256]  # whether some layout tag starts with this byte
 
 cdef inline bint _layout(const char* name) noexcept:
     cdef bytes s
+    cdef const char* t
     if not _LAYOUT_FIRST[<unsigned char> name[0]]:
         return False
     for s in _LAYOUT:
-        if strcmp(name, s) == 0:
+        t = <const char*> s
+        if t[0] == name[0] and t[1] == name[1] and strcmp(name, t) == 0:  # t[1] is there: t[0] is not NUL
             return True
     return False
 
