@@ -16,7 +16,7 @@ page):
   bytes that are not UTF-8) is handed back: it returns ``None`` and the
   caller runs the Python function.
 * :func:`expand` is :meth:`SegmentTable.expand` (the same dict updates, in the
-  same order).
+  same order), :func:`sweep` its :meth:`SegmentTable.sweep`.
 * :func:`text_line_keys` is Sandwich's ``line_key(path NUL text)`` for every line.
 * :func:`site_rows` is the per-line loop of ``CombinedEvidence.site_features``
   (the same float operations in the same order).
@@ -566,6 +566,29 @@ cdef inline long long _span(long long* spans, long long df, span) except? -1:
             spans[df] = span(df)
         return spans[df]
     return span(df)
+
+
+def sweep(dict entries, long long clock, span):
+    """:meth:`SegmentTable.sweep` at ``clock``: the entries with ``clock - L >= T(df)`` deleted;
+    how many."""
+    cdef long long spans[_SPANS]
+    cdef long long v
+    cdef int overflow
+    cdef Py_ssize_t i
+    cdef list dead = []
+    for i in range(_SPANS):
+        spans[i] = -1
+    for key, value in entries.items():
+        v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
+        if v < 0 or overflow or v >= (1LL << 62):
+            # Not a small packed count (a bad state): Python's arithmetic, and its errors.
+            if clock - (value >> _DF_BITS) >= span(value & _DF_MAX):
+                dead.append(key)
+        elif clock - (v >> _DF_BITS) >= _span(spans, v & _DF_MAX, span):
+            dead.append(key)
+    for key in dead:
+        del entries[key]
+    return len(dead)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -193,12 +193,14 @@ def test_the_compiled_expansion_is_the_python_one(pages: list[list[str]], expiry
     shared = LogisticExpiry(*expiry)
     fast = SegmentTable(sweep_every=5, expiry=shared)
     slow = SegmentTable(sweep_every=5, expiry=shared)
+    slow.sweep = slow._sweep_py  # type: ignore[method-assign]  # the Python sweep on this one
     for keys in pages:
         got = fast.expand(keys)
         want = slow.expand(iter(keys))  # not a list: the Python expansion
         assert got == want and fast.entries == slow.entries and fast.clock == slow.clock
         assert list(fast.entries) == list(slow.entries)  # the same insertion order, as a store keeps it
         assert fast.shrink() == slow.shrink()
+        assert list(fast.entries.items()) == list(slow.entries.items())
 
 
 @needs_compiled
@@ -212,6 +214,18 @@ def test_the_compiled_expansion_treats_odd_stored_values_as_python_does() -> Non
         SegmentTable({"a": "oops"}, clock=1).expand(["a"])
     with pytest.raises(TypeError):
         SegmentTable({"a": "oops"}, clock=1).expand(iter(["a"]))
+
+
+@needs_compiled
+def test_the_compiled_sweep_treats_odd_stored_values_as_python_does() -> None:
+    table = {"huge": (1 << 70) | 3, "negative": -5, "old": (1 << 24) | 1, "new": (40 << 24) | 1}
+    fast = SegmentTable(dict(table), clock=40)
+    slow = SegmentTable(dict(table), clock=40)
+    assert fast.sweep() == slow._sweep_py() and fast.entries == slow.entries
+    with pytest.raises(TypeError):
+        SegmentTable({"a": "oops"}, clock=1).sweep()
+    with pytest.raises(TypeError):
+        SegmentTable({"a": "oops"}, clock=1)._sweep_py()
 
 
 # -- site feature rows ------------------------------------------------------------------------------
