@@ -34,8 +34,8 @@ the Python functions run.
 
 from libc.math cimport NAN, exp, isnan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, strcmp, strlen
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memset, strcmp, strlen
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
@@ -699,6 +699,10 @@ cdef int _site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t 
 # ---------------------------------------------------------------------------------------------
 # A page's feature rows in one C array
 
+cdef enum:
+    _KEEP_AT_MOST = 1 << 22  # bytes a FeatureRows keeps between pages, per block
+
+
 cdef class FeatureRows:
     """The combined method's feature rows of one page in one C array of doubles, never as
     Python floats: ``count`` rows of ``width`` (page evidence, then site evidence).
@@ -707,6 +711,10 @@ cdef class FeatureRows:
     array, ``density.line_features_into``), the site evidence by :meth:`site_columns`;
     :func:`decide_rows` scores and decides on it.  :meth:`tolist` gives the rows as the
     Python functions make them (the same floats).
+
+    One object serves page after page (:meth:`reshape`): its memory is kept, as
+    ``_density`` keeps its own, since a large ``malloc`` right after a parse makes
+    glibc consolidate the parse's freed chunks (a tenth of a parse, every page).
     """
 
     cdef double* data
@@ -715,22 +723,61 @@ cdef class FeatureRows:
     cdef Py_ssize_t shape[2]
     cdef Py_ssize_t strides[2]
     cdef double* probability  # per row: its probability of content (NaN: not scored yet)
+    cdef double* scratch  # the scorer's gathered features
+    cdef Py_ssize_t rows_room  # rows data and probability have room for
+    cdef Py_ssize_t scratch_room  # doubles scratch has room for
+    cdef int exports  # buffers handed out and not released
 
     def __cinit__(self, Py_ssize_t count, Py_ssize_t width):
-        if count < 0 or width < 1:
+        if width < 1:
             raise ValueError(f"bad shape ({count}, {width})")
-        self.count, self.width = count, width
-        self.data = <double*> calloc(max(count * width, 1), sizeof(double))
-        self.probability = <double*> malloc(max(count, 1) * sizeof(double))
-        if self.data is NULL or self.probability is NULL:
-            raise MemoryError()
-        self.shape[0], self.shape[1] = count, width
+        self.width = width
         self.strides[0], self.strides[1] = width * sizeof(double), sizeof(double)
-        self.forget()
+        self.reshape(count)
 
     def __dealloc__(self):
         free(self.data)
         free(self.probability)
+        free(self.scratch)
+
+    def reshape(self, Py_ssize_t count):
+        """Make these ``count`` fresh rows (every feature 0.0), in the memory kept (grown when
+        a page needs more, given back when one needed a lot).  Not while a buffer is out."""
+        cdef double* data
+        cdef double* probability
+        cdef Py_ssize_t room = count if count > 1 else 1
+        if count < 0:
+            raise ValueError(f"bad shape ({count}, {self.width})")
+        if self.exports:
+            raise BufferError("the rows are exported")
+        if (room > self.rows_room or self.data is NULL
+                or (self.rows_room * self.width * sizeof(double) > _KEEP_AT_MOST
+                    and room * self.width * sizeof(double) <= _KEEP_AT_MOST)):
+            data = <double*> realloc(self.data, room * self.width * sizeof(double))
+            if data is NULL:
+                raise MemoryError()
+            self.data = data
+            probability = <double*> realloc(self.probability, room * sizeof(double))
+            if probability is NULL:
+                raise MemoryError()
+            self.probability = probability
+            self.rows_room = room
+        self.count = count
+        self.shape[0], self.shape[1] = count, self.width
+        memset(self.data, 0, count * self.width * sizeof(double))
+        self.forget()
+
+    cdef double* room_to_score(self, Py_ssize_t doubles) except NULL:
+        """The scorer's scratch, with room for ``doubles``."""
+        cdef double* grown
+        cdef Py_ssize_t room = doubles if doubles > 1 else 1
+        if (room > self.scratch_room or self.scratch is NULL
+                or (self.scratch_room * sizeof(double) > _KEEP_AT_MOST and room * sizeof(double) <= _KEEP_AT_MOST)):
+            grown = <double*> realloc(self.scratch, room * sizeof(double))
+            if grown is NULL:
+                raise MemoryError()
+            self.scratch, self.scratch_room = grown, room
+        return self.scratch
 
     def __getbuffer__(self, Py_buffer* buffer, int flags):
         buffer.buf = <char*> self.data
@@ -744,9 +791,10 @@ cdef class FeatureRows:
         buffer.strides = self.strides
         buffer.suboffsets = NULL
         buffer.internal = NULL
+        self.exports += 1
 
     def __releasebuffer__(self, Py_buffer* buffer):
-        pass
+        self.exports -= 1
 
     def __len__(self):
         return self.count
@@ -965,28 +1013,20 @@ cdef class ForestScorer:
         cdef int stride = self.nused + 1, j
         cdef Py_ssize_t i
         cdef const double* row
-        cdef double* x = NULL
-        cdef double* t = NULL
+        cdef double* x
+        cdef double* t
         if not count:
             return 0
-        x = <double*> malloc(count * stride * sizeof(double))
-        t = <double*> malloc(count * sizeof(double))
-        if x is NULL or t is NULL:
-            free(x)
-            free(t)
-            raise MemoryError()
-        try:
-            for i in range(count):
-                row = rows.data + which[i] * rows.width
-                for j in range(self.nused):
-                    x[i * stride + j] = row[self.used[j]]
-                x[i * stride + self.nused] = 0.0  # the leaves' slot
-            self._totals(x, count, t)
-            for i in range(count):
-                rows.probability[which[i]] = _sigmoid(t[i])
-        finally:
-            free(x)
-            free(t)
+        x = rows.room_to_score(count * (stride + 1))
+        t = x + count * stride
+        for i in range(count):
+            row = rows.data + which[i] * rows.width
+            for j in range(self.nused):
+                x[i * stride + j] = row[self.used[j]]
+            x[i * stride + self.nused] = 0.0  # the leaves' slot
+        self._totals(x, count, t)
+        for i in range(count):
+            rows.probability[which[i]] = _sigmoid(t[i])
         return 0
 
     cdef void _totals(self, const double* x, Py_ssize_t count, double* t) noexcept:

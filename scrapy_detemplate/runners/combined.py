@@ -109,6 +109,7 @@ class CombinedEvidence:
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._sandwich = SandwichRunner(dataclasses.replace(config, sandwich_unit="text"), store)
         self._segments = SegmentsRunner(dataclasses.replace(config, segments_first_pages="none"), store)
+        self._rows: FeatureRows | None = None  # feature_rows' memory, kept from page to page
 
     def features(self, page: ParsedPage) -> list[list[float]]:
         """Feature vectors of the page's lines; updates the site state (one call per page)."""
@@ -120,9 +121,14 @@ class CombinedEvidence:
 
     def feature_rows(self, page: ParsedPage) -> FeatureRows:
         """:meth:`features` in one C array (:class:`FeatureRows`), never as Python floats: the
-        same numbers, the same site state updates.  Only with the compiled ``_site`` module."""
+        same numbers, the same site state updates.  Only with the compiled ``_site`` module.
+        The same object comes back on every call, the next page's rows in place of these."""
         assert _compiled is not None
-        rows: FeatureRows = _compiled.FeatureRows(len(page.lines), len(FEATURES))
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = _compiled.FeatureRows(len(page.lines), len(FEATURES))
+        else:
+            rows.reshape(len(page.lines))
         title = page.root.findtext(".//title") or ""
         if not line_features_into(page.root, page.lines, title, rows):
             rows.set_columns(line_features(page.root, page.lines, title), 0)

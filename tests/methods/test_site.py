@@ -377,6 +377,17 @@ def test_feature_rows_hold_the_rows_as_the_python_lists_do() -> None:
         rows.set_columns([[1.0]] * 2, 0)  # a row short
     with pytest.raises(ValueError):
         rows.site_columns([], [], [], {}, 0, None, 0.0, 0.0, 0)  # five columns from 0 do not fit in 4
+    with pytest.raises(BufferError):
+        rows.reshape(2)  # a view is out
+    del view
+    for count in (2, 0, 5000, 1):  # fewer, none, many (past what is kept), few again: fresh rows each time
+        rows.reshape(count)
+        assert len(rows) == count and rows.tolist() == [[0.0] * 4] * count
+        if count:
+            rows.set_columns([[float(i)] * 4 for i in range(count)], 0)
+            assert rows.value(count - 1, 3) == float(count - 1)
+    with pytest.raises(ValueError):
+        rows.reshape(-1)
 
 
 @needs_compiled
@@ -428,7 +439,10 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
         for column, value in zip(combined._COLUMNS, values, strict=True):
             row[column] = value
         rows.append(row)
-    table = COMPILED.FeatureRows(len(rows), len(model.features))
+    table = COMPILED.FeatureRows(3, len(model.features))
+    table.set_columns([[1.0] * len(model.features)] * 3, 0)
+    COMPILED.decide_rows(table, compiled_scorer, 0.45, 0.25, site_df, combined._COLUMNS, combined._LIMITS)
+    table.reshape(len(rows))  # an earlier page's rows and probabilities are forgotten
     table.set_columns(rows, 0)
 
     def decide_at(threshold: float) -> frozenset[int]:
