@@ -41,7 +41,7 @@ def probe(det: Detemplater, compiled: bool, seen: dict[str, Any]) -> None:
     """Record the engine's feature rows and verdict (the runner itself runs unchanged)."""
     runner: Any = det.runner
     features: Callable[[ParsedPage], list[list[float]]] = runner._evidence.features
-    feature_rows: Callable[[ParsedPage], Any] = runner._evidence.feature_rows
+    feature_rows: Callable[[ParsedPage, Any], Any] = runner._evidence.feature_rows
     run: Callable[[ParsedPage], Verdict] = runner.run
 
     def recording_features(page: ParsedPage) -> list[list[float]]:
@@ -49,8 +49,8 @@ def probe(det: Detemplater, compiled: bool, seen: dict[str, Any]) -> None:
         seen[f"rows{compiled}"] = [list(r) for r in rows]
         return rows
 
-    def recording_feature_rows(page: ParsedPage) -> Any:
-        rows = feature_rows(page)  # the compiled engine's rows, kept in C
+    def recording_feature_rows(page: ParsedPage, rows: Any = None) -> Any:
+        rows = feature_rows(page, rows)  # the compiled engine's rows, kept in C
         seen[f"rows{compiled}"] = rows.tolist()
         return rows
 

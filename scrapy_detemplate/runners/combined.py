@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -109,7 +110,6 @@ class CombinedEvidence:
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._sandwich = SandwichRunner(dataclasses.replace(config, sandwich_unit="text"), store)
         self._segments = SegmentsRunner(dataclasses.replace(config, segments_first_pages="none"), store)
-        self._rows: FeatureRows | None = None  # feature_rows' memory, kept from page to page
 
     def features(self, page: ParsedPage) -> list[list[float]]:
         """Feature vectors of the page's lines; updates the site state (one call per page)."""
@@ -119,14 +119,13 @@ class CombinedEvidence:
             row += site
         return rows
 
-    def feature_rows(self, page: ParsedPage) -> FeatureRows:
+    def feature_rows(self, page: ParsedPage, rows: FeatureRows | None = None) -> FeatureRows:
         """:meth:`features` in one C array (:class:`FeatureRows`), never as Python floats: the
         same numbers, the same site state updates.  Only with the compiled ``_site`` module.
-        The same object comes back on every call, the next page's rows in place of these."""
+        Written into ``rows`` when given (an earlier page's, its memory kept), else new ones."""
         assert _compiled is not None
-        rows = self._rows
         if rows is None:
-            rows = self._rows = _compiled.FeatureRows(len(page.lines), len(FEATURES))
+            rows = _compiled.FeatureRows(len(page.lines), len(FEATURES))
         else:
             rows.reshape(len(page.lines))
         title = page.root.findtext(".//title") or ""
@@ -207,6 +206,10 @@ class CombinedRunner:
         self._scorer = getattr(self._probabilities, "__self__", None)
         if _compiled is None or not isinstance(self._scorer, _compiled.ForestScorer):
             self._scorer = None
+        # The rows' memory, kept from page to page (a large malloc after a parse costs); a page
+        # decided meanwhile (another thread) takes its own.
+        self._kept_rows: FeatureRows | None = None
+        self._rows_free = threading.Lock()
 
     def run(self, page: ParsedPage) -> Verdict:
         if self._scorer is not None:
@@ -225,14 +228,22 @@ class CombinedRunner:
     def _decide_compiled(self, page: ParsedPage) -> frozenset[int]:
         """:func:`decide_page` on the page's :meth:`CombinedEvidence.feature_rows`: the same lines,
         the rows kept in C from the evidence to the trees (``_site.pyx``)."""
-        rows = self._evidence.feature_rows(page)
-        site_df = self._site_df
+        kept = self._rows_free.acquire(blocking=False)
+        try:
+            rows = self._evidence.feature_rows(page, self._kept_rows if kept else None)
+            if kept:
+                self._kept_rows = rows
+            site_df = self._site_df
 
-        def decide_at(threshold: float) -> frozenset[int]:
-            return decide_rows(rows, self._scorer, threshold, threshold - UNIQUE_MARGIN, site_df, _COLUMNS, _LIMITS)
+            def decide_at(threshold: float) -> frozenset[int]:
+                unique = threshold - UNIQUE_MARGIN
+                return decide_rows(rows, self._scorer, threshold, unique, site_df, _COLUMNS, _LIMITS)
 
-        first = rows.value(0, _PAGES_SEEN) if len(rows) else None
-        return _decide_page(first, page.lines, decide_at, self._threshold)
+            first = rows.value(0, _PAGES_SEEN) if len(rows) else None
+            return _decide_page(first, page.lines, decide_at, self._threshold)
+        finally:
+            if kept:
+                self._rows_free.release()
 
 
 def decide_page(
