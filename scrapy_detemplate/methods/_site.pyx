@@ -36,6 +36,7 @@ from libc.math cimport NAN, exp, isnan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset, strcmp, strlen
+from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
@@ -780,15 +781,22 @@ cdef class FeatureRows:
         return self.scratch
 
     def __getbuffer__(self, Py_buffer* buffer, int flags):
+        # C-contiguous doubles: the shape, strides and format only to a consumer that asks.
         buffer.buf = <char*> self.data
         buffer.obj = self
         buffer.len = self.count * self.width * sizeof(double)
         buffer.readonly = 0
         buffer.itemsize = sizeof(double)
-        buffer.format = "d"
+        buffer.format = NULL
+        if flags & PyBUF_FORMAT:
+            buffer.format = b"d"
         buffer.ndim = 2
-        buffer.shape = self.shape
-        buffer.strides = self.strides
+        buffer.shape = NULL
+        if flags & PyBUF_ND:
+            buffer.shape = self.shape
+        buffer.strides = NULL
+        if (flags & PyBUF_STRIDES) == PyBUF_STRIDES:
+            buffer.strides = self.strides
         buffer.suboffsets = NULL
         buffer.internal = NULL
         self.exports += 1

@@ -13,6 +13,7 @@ import hashlib
 import math
 import random
 import shutil
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -369,6 +370,7 @@ def test_feature_rows_hold_the_rows_as_the_python_lists_do() -> None:
     assert (view.shape, view.format, view.c_contiguous) == ((3, 4), "d", True)
     view[2, 3] = 7.0
     assert rows.value(2, 3) == 7.0
+    assert bytes(rows) == struct.pack("12d", *(v for row in rows.tolist() for v in row))  # a plain buffer too
     with pytest.raises(IndexError):
         rows.value(3, 0)
     with pytest.raises(ValueError):
