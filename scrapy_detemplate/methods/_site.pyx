@@ -14,7 +14,8 @@ page):
   ``hashlib`` hashes, so the keys kept in a crawl's state are byte-identical.
   A page with anything unusual (a namespaced or non-element node on a path,
   bytes that are not UTF-8) is handed back: it returns ``None`` and the
-  caller runs the Python function.
+  caller runs the Python function.  :class:`SegmentKeys` keeps the keys made,
+  by their bytes, so a template's segments are not hashed again page after page.
 * :func:`expand` is :meth:`SegmentTable.expand` (the same dict updates, in the
   same order), :func:`sweep` its :meth:`SegmentTable.sweep`.
 * :func:`text_line_keys` is Sandwich's ``line_key(path NUL text)`` for every line.
@@ -35,7 +36,7 @@ the Python functions run.
 from libc.math cimport NAN, exp, isnan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, memset, strcmp, strlen
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
@@ -43,6 +44,7 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact, PyLong_FromLongLong
 from cpython.object cimport Py_LE, PyObject, PyObject_RichCompareBool
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 
 cimport lxml.includes.etreepublic as cetree
@@ -419,11 +421,12 @@ cdef class _Memo:
         return known
 
 
-def segment_lines(lines, segmentation, bint elements=True):
+def segment_lines(lines, segmentation, bint elements=True, SegmentKeys known=None):
     """:func:`scrapy_detemplate.methods.segments.segment_lines`, or ``None``: ask Python.
 
     ``segmentation`` is the ``Segmentation`` class (the result's type); without
-    ``elements``, its ``block_elements`` is left empty (no element proxy is made).
+    ``elements``, its ``block_elements`` is left empty (no element proxy is made);
+    the keys are looked up in ``known`` first (the same keys, hashed once).
     """
     global _LAYOUT
     cdef bytes tag
@@ -487,7 +490,7 @@ def segment_lines(lines, segmentation, bint elements=True):
                         entry = memo.locate(owner)
                         if entry < 0:
                             return None
-                keys.append(_hex8(_key_of(&b, <const char*> memo.arena.data + memo.path_at[entry], memo.path_len[entry])))
+                keys.append(_key_of(&b, <const char*> memo.arena.data + memo.path_at[entry], memo.path_len[entry], known))
                 lengths.append(chars)
                 blocks.append(memo.block[entry])
                 if index is None:
@@ -498,14 +501,126 @@ def segment_lines(lines, segmentation, bint elements=True):
     return segmentation(keys, lengths, blocks, line_of, memo.block_elements, memo.block_parents)
 
 
-cdef uint64_t _key_of(Buf* b, const char* path, Py_ssize_t path_len) except? 0:
-    """The hash of ``path NUL text``, the buffer holding ``text``."""
+cdef str _key_of(Buf* b, const char* path, Py_ssize_t path_len, SegmentKeys known):
+    """The table key (hex BLAKE2b) of ``path NUL text``, the buffer holding ``text``: from
+    ``known`` when it holds these bytes (and kept there when it does not)."""
     cdef Py_ssize_t n = b.len
     reserve(b, n + path_len + 1)
     memcpy(b.data + n, path, path_len)
     b.data[n + path_len] = 0
     memcpy(b.data + n + path_len + 1, b.data, n)
-    return sd_blake2b_8(<const uint8_t*> (b.data + n), n + path_len + 1)
+    if known is not None:
+        return known.key(<const char*> (b.data + n), n + path_len + 1)
+    return _hex8(sd_blake2b_8(<const uint8_t*> (b.data + n), n + path_len + 1))
+
+
+cdef inline uint64_t _quick_hash(const char* data, Py_ssize_t size) noexcept nogil:
+    """A fast 64-bit hash of ``data`` (for :class:`SegmentKeys`' table only; never stored)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> size, w
+    cdef Py_ssize_t i = 0
+    while i + 8 <= size:
+        memcpy(&w, data + i, 8)
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    w = 0
+    memcpy(&w, data + i, size - i)
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 29)
+
+
+cdef enum:
+    _KEY_BYTES = 256  # longer segments (mostly a page's own text) are not kept by SegmentKeys
+
+
+cdef struct _KeyEntry:
+    uint64_t hash  # _quick_hash of the bytes (0: an empty slot)
+    Py_ssize_t at  # where the bytes are in the arena
+    Py_ssize_t size
+    PyObject* key  # the hex key (a reference held)
+
+
+cdef class SegmentKeys:
+    """Segment keys already made, by the bytes they hash (``path NUL text``).
+
+    A segment that stands on page after page (most of a template) gets the same
+    ``str`` back instead of BLAKE2b and a new string, and :func:`expand`'s lookups
+    in the site's table find its hash already made.  A lookup compares the bytes
+    themselves, so a key is always the BLAKE2b of its bytes.  Bounded: when
+    ``most`` keys (or ``64 * most`` bytes) are held, all are let go; segments over
+    256 bytes are not kept.
+    """
+
+    cdef _KeyEntry* slots
+    cdef Py_ssize_t mask
+    cdef readonly Py_ssize_t count
+    cdef readonly Py_ssize_t most
+    cdef Buf arena
+
+    def __cinit__(self, Py_ssize_t most=1 << 13):
+        if most < 1:
+            raise ValueError(f"bad most={most!r}")
+        self.most = most
+        self.mask = 1
+        while self.mask + 1 < 2 * most:
+            self.mask = 2 * self.mask + 1
+        self.slots = <_KeyEntry*> calloc(self.mask + 1, sizeof(_KeyEntry))
+        self.arena.data, self.arena.len, self.arena.cap = NULL, 0, 0
+        if self.slots is NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        self.clear()
+        free(self.slots)
+        free(self.arena.data)
+
+    def __len__(self):
+        return self.count
+
+    def clear(self):
+        """Let every key go."""
+        cdef Py_ssize_t i
+        if self.slots is NULL:
+            return
+        for i in range(self.mask + 1):
+            if self.slots[i].hash:
+                Py_XDECREF(self.slots[i].key)
+                self.slots[i].hash, self.slots[i].key = 0, NULL
+        self.count = 0
+        self.arena.len = 0
+
+    def hex(self, bytes data):
+        """The key of ``data`` (for the tests): ``blake2b(data, digest_size=8).hexdigest()``."""
+        return self.key(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+
+    cdef str key(self, const char* data, Py_ssize_t size):
+        """The hex BLAKE2b of ``data``: found, or made and kept."""
+        cdef uint64_t h
+        cdef Py_ssize_t i
+        cdef str made
+        if size > _KEY_BYTES:
+            return _hex8(sd_blake2b_8(<const uint8_t*> data, size))
+        h = _quick_hash(data, size)
+        if h == 0:
+            h = 1
+        i = <Py_ssize_t> (h & <uint64_t> self.mask)
+        while self.slots[i].hash:
+            if (self.slots[i].hash == h and self.slots[i].size == size
+                    and memcmp(self.arena.data + self.slots[i].at, data, size) == 0):
+                return <str> self.slots[i].key
+            i = (i + 1) & self.mask
+        made = _hex8(sd_blake2b_8(<const uint8_t*> data, size))
+        if self.count >= self.most or self.arena.len + size > 64 * self.most:
+            self.clear()
+            i = <Py_ssize_t> (h & <uint64_t> self.mask)
+        reserve(&self.arena, size)
+        memcpy(self.arena.data + self.arena.len, data, size)
+        self.slots[i].hash, self.slots[i].at, self.slots[i].size = h, self.arena.len, size
+        Py_INCREF(made)
+        self.slots[i].key = <PyObject*> made
+        self.arena.len += size
+        self.count += 1
+        return made
 
 
 # ---------------------------------------------------------------------------------------------

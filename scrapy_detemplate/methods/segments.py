@@ -53,6 +53,7 @@ import math
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lxml import etree
 
@@ -102,7 +103,7 @@ class Segmentation:
     block_parents: list[int]
 
 
-def segment_lines(lines: Sequence[Line], elements: bool = True) -> Segmentation:
+def segment_lines(lines: Sequence[Line], elements: bool = True, known: Any = None) -> Segmentation:
     """Page segmentation on the page's visible lines (:func:`~scrapy_detemplate._html.visible_lines`).
 
     Without ``elements``, ``block_elements`` is left empty: a caller that reads
@@ -110,12 +111,20 @@ def segment_lines(lines: Sequence[Line], elements: bool = True) -> Segmentation:
     element per block.  Compiled (``_site.pyx``) when it is built, with the same
     result; a page it hands back (a namespaced element on a path, text that is
     not UTF-8) and an install without it run :func:`_segment_lines_py`.
+    ``known`` (:func:`segment_keys`) holds keys made for earlier pages: a
+    template's segments are not hashed again on every page (the same keys).
     """
     if _compiled is not None:
-        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation, elements)
+        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation, elements, known)
         if seg is not None:
             return seg
     return _segment_lines_py(lines, elements)
+
+
+def segment_keys() -> Any:
+    """A bounded table of segment keys by the bytes they hash, for :func:`segment_lines`'
+    ``known`` (``_site.SegmentKeys``), or ``None`` without the compiled module."""
+    return _compiled.SegmentKeys() if _compiled is not None else None
 
 
 def _segment_lines_py(lines: Sequence[Line], elements: bool = True) -> Segmentation:

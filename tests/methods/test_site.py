@@ -106,6 +106,9 @@ def assert_same_segmentation(html: str) -> None:
     assert segments.segment_lines(lines, elements=False) == bare
     if compiled is not None:
         assert COMPILED.segment_lines(lines, Segmentation, False) == bare
+        known = COMPILED.SegmentKeys(most=3)  # small: let go of its keys on the way
+        for _ in range(2):  # made, then found
+            assert COMPILED.segment_lines(lines, Segmentation, True, known) == compiled
     assert sandwich.text_line_keys(lines) == sandwich._text_line_keys_py(lines)
 
 
@@ -179,6 +182,25 @@ def _html() -> st.SearchStrategy[str]:
 @given(_html())
 def test_the_compiled_segmentation_is_the_python_one_on_generated_html(html: str) -> None:
     assert_same_segmentation(html)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=40), st.integers(1, 8))
+def test_kept_segment_keys_are_the_blake2b_of_their_bytes(values: list[bytes], most: int) -> None:
+    known = COMPILED.SegmentKeys(most=most)
+    for data in values + values[::-1]:
+        got = known.hex(data)
+        assert got == hashlib.blake2b(data, digest_size=8).hexdigest()
+        assert len(known) <= most
+        if len(data) <= 256:
+            assert known.hex(data) is got  # kept: the same string again
+
+
+@needs_compiled
+def test_segment_keys_refuse_a_bound_of_nothing() -> None:
+    with pytest.raises(ValueError):
+        COMPILED.SegmentKeys(most=0)
 
 
 # -- table expansion ------------------------------------------------------------------------------
