@@ -5,7 +5,8 @@ evolves as in a crawl), one with the compiled ``_site`` module, one with the
 Python functions.  Per page: the segmentation (keys, lengths, blocks, lines,
 block elements and parents) and Sandwich's text keys, compiled vs Python on the
 same lines; the feature rows of the two engines (``repr``: bit-identical
-floats); the compiled scorer's probabilities vs ``Forest.probability`` (the
+floats; the compiled engine keeps its rows in C, ``FeatureRows``, read back
+here); the compiled scorer's probabilities vs ``Forest.probability`` (the
 reference) on those rows; the verdict's template lines and the clean text.
 
     nice .venv/bin/python bench/check_compiled_site.py [corpus ...]
@@ -40,11 +41,17 @@ def probe(det: Detemplater, compiled: bool, seen: dict[str, Any]) -> None:
     """Record the engine's feature rows and verdict (the runner itself runs unchanged)."""
     runner: Any = det.runner
     features: Callable[[ParsedPage], list[list[float]]] = runner._evidence.features
+    feature_rows: Callable[[ParsedPage, Any], Any] = runner._evidence.feature_rows
     run: Callable[[ParsedPage], Verdict] = runner.run
 
     def recording_features(page: ParsedPage) -> list[list[float]]:
         rows = features(page)
         seen[f"rows{compiled}"] = [list(r) for r in rows]
+        return rows
+
+    def recording_feature_rows(page: ParsedPage, rows: Any = None) -> Any:
+        rows = feature_rows(page, rows)  # the compiled engine's rows, kept in C
+        seen[f"rows{compiled}"] = rows.tolist()
         return rows
 
     def recording_run(page: ParsedPage) -> Verdict:
@@ -55,6 +62,7 @@ def probe(det: Detemplater, compiled: bool, seen: dict[str, Any]) -> None:
         return verdict
 
     runner._evidence.features = recording_features
+    runner._evidence.feature_rows = recording_feature_rows
     runner.run = recording_run
 
 

@@ -3,6 +3,8 @@
 For every page of the corpora, on the engine's own path (``decode_html``, ``parse_html``):
 
 * ``visible_lines``: the compiled lines ``==`` the Python ones (text, path, the same elements and flags);
+* ``drop_early_ends`` and ``count_controls`` (the text scans before the parse): ``==`` the regexes of
+  ``keep_content_after_early_end`` and ``looks_binary``;
 * ``tree_size_and_depth``: the node count ``==`` ``count_nodes`` and ``deeper_than`` (the engine's XPath
   checks) true at the compiled depth and false one level deeper, and at the engine's bound as the engine reads it;
 * ``keep_table_rows_whole`` on the combined runner's decisions (each call compared with the Python one);
@@ -115,6 +117,16 @@ def check_corpus(name: str, rtdm_pages: int, checked: Counter, bad: Counter) -> 
     rtdm_sites = {site: 0 for site, _ in sizes.most_common(3)}
     for corpus_page in read_manifest(CORPUS / f"{name}.manifest.jsonl"):
         url = corpus_page.url
+        # The scans of the text before the parse: the regexes they replace.
+        decoded = decode_html(corpus_page.body, "text/html")[1]
+        checked["drop_early_ends"] += 1
+        if _html._tree.drop_early_ends(decoded) != _html._EARLY_END.sub("", decoded):
+            bad["drop_early_ends"] += 1
+            print(f"MISMATCH drop_early_ends {url}", flush=True)
+        checked["count_controls"] += 1
+        if _html._tree.count_controls(decoded[:4096]) != len(_html._CONTROL.findall(decoded[:4096])):
+            bad["count_controls"] += 1
+            print(f"MISMATCH count_controls {url}", flush=True)
         text, root = parse(corpus_page.body)
         if root is None:
             continue

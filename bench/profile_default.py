@@ -60,9 +60,9 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("parse", engine_module, "parse_html"),
     ("checks", engine_module, "tree_size_and_depth"),
     ("visible lines", runner_base, "visible_lines"),
-    ("line features", combined, "line_features"),
-    ("site features", combined.CombinedEvidence, "site_features"),
-    ("decide", combined, "decide"),
+    ("line features", combined, "line_features_into"),
+    ("site features", combined.CombinedEvidence, "site_features_into"),
+    ("decide", combined, "decide_rows"),
     ("table rows", combined, "keep_table_rows_whole"),
     ("removal", engine_module, "remove_template"),
 )

@@ -1,11 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The engine's tree walks, compiled: visible lines, the size checks, removal.
+"""The engine's tree walks, compiled: visible lines, the size checks, removal (and two text scans).
 
 Each function here gives what a Python function of the package gives, ``==``
 on the results (the tests and ``bench/check_compiled_tree.py`` hold them
 equal): :func:`scrapy_detemplate._html.visible_lines`,
 :func:`scrapy_detemplate._html.tree_size_and_depth` and
-:func:`scrapy_detemplate.engine._removal`.  They read libxml2's nodes through
+:func:`scrapy_detemplate.engine._removal`; and two scans of the page's text
+before the parse, :func:`drop_early_ends` and :func:`count_controls` (the
+regexes of ``keep_content_after_early_end`` and ``looks_binary``).  They read libxml2's nodes through
 lxml's public C API (as ``methods/_walk.pyx`` does) instead of making an
 element proxy for every node: a proxy is only made for what the result holds
 (a line's slots, a dropped element).  What is not the common case (an element
@@ -18,7 +20,7 @@ was built against another lxml, the Python functions run.
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.string cimport memchr, memset
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -615,3 +617,94 @@ def keep_table_rows_whole(list lines, template, Py_ssize_t row_lines, python):
         if len(found) <= row_lines and not all(k in template for k in found):
             keep.update(found)
     return template - keep if keep else template
+
+
+# -- the page's source before the parse ----------------------------------------------------------
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+
+
+cdef inline Py_ssize_t _early_end_at(int kind, void* data, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """Where a match of ``</\\s*(?:body|html)\\s*>`` (ignoring case) that starts at ``i`` ends, or -1."""
+    cdef Py_ssize_t k
+    cdef const char* name
+    cdef unsigned int ch
+    if i + 1 >= n or <unsigned int> PyUnicode_READ(kind, data, i + 1) != 47:  # '/'
+        return -1
+    i += 2
+    while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+        i += 1
+    if i >= n:
+        return -1
+    # Only ASCII letters have these lower cases (re.IGNORECASE compares lower cases).
+    ch = <unsigned int> PyUnicode_READ(kind, data, i) | 0x20
+    if ch == 98:  # 'b'
+        name = b"body"
+    elif ch == 104:  # 'h'
+        name = b"html"
+    else:
+        return -1
+    if i + 4 > n:
+        return -1
+    for k in range(4):
+        ch = <unsigned int> PyUnicode_READ(kind, data, i + k)
+        if ch > 127 or (ch | 0x20) != <unsigned int> name[k]:
+            return -1
+    i += 4
+    while i < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+        i += 1
+    if i < n and <unsigned int> PyUnicode_READ(kind, data, i) == 62:  # '>'
+        return i + 1
+    return -1
+
+
+def drop_early_ends(str html):
+    """``_html._EARLY_END.sub("", html)``: every ``</body>`` and ``</html>`` end tag removed
+    (``re.IGNORECASE``, white space as ``\\s`` reads it); ``html`` itself when it has none.
+    The regex tries every ``<``; here they are found with ``memchr``: every character
+    that is ``<`` holds the byte 0x3C, whatever its width and byte order, so only the
+    characters holding one are looked at."""
+    cdef int kind = PyUnicode_KIND(html)
+    cdef void* data = PyUnicode_DATA(html)
+    cdef const char* base = <const char*> data
+    cdef Py_ssize_t n = len(html), i = 0, end, kept = 0
+    cdef const char* at
+    cdef list pieces = None
+    while i < n:
+        at = <const char*> memchr(base + i * kind, 60, (n - i) * kind)
+        if at is NULL:
+            break
+        i = (at - base) // kind
+        if <unsigned int> PyUnicode_READ(kind, data, i) != 60:  # another character with a 0x3C byte
+            i += 1
+            continue
+        end = _early_end_at(kind, data, i, n)
+        if end < 0:
+            i += 1
+            continue
+        if pieces is None:
+            pieces = []
+        pieces.append(html[kept:i])
+        kept = i = end
+    if pieces is None:
+        return html
+    pieces.append(html[kept:])
+    return "".join(pieces)
+
+
+def count_controls(str text):
+    """``len(_html._CONTROL.findall(text))``: the C0 controls but tab, line feed, form feed and
+    carriage return."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), i, count = 0
+    cdef unsigned int ch
+    for i in range(n):
+        ch = <unsigned int> PyUnicode_READ(kind, data, i)
+        if ch < 32 and ch != 9 and ch != 10 and ch != 12 and ch != 13:
+            count += 1
+    return count

@@ -4,6 +4,7 @@ import json
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -215,3 +216,25 @@ def test_an_unusable_model_file_fails_at_start_up_naming_the_setting_and_path(
         Detemplater(config)
     assert error.value.name == setting
     assert f"{setting}='{path}'" in str(error.value)
+
+
+def test_a_page_decided_while_the_kept_rows_are_taken_makes_its_own() -> None:
+    pages = [
+        f"<html><body><nav><a href=/>Home</a> <a href=/n>News</a></nav><p>Story {n}, {'words ' * n}</p>"
+        f"<footer>(c) Example</footer></body></html>"
+        for n in range(6)
+    ]
+    alone, taken = Detemplater(DetemplateConfig()), Detemplater(DetemplateConfig())
+    runner: Any = taken.runner
+    for n, html in enumerate(pages):
+        url = f"http://example.com/a/{n}.html"
+        if n % 2 and runner._scorer is not None:
+            assert runner._rows_free.acquire(blocking=False)  # as if another thread were deciding
+            try:
+                got = taken.process(url, html.encode())
+            finally:
+                runner._rows_free.release()
+        else:
+            got = taken.process(url, html.encode())
+        want = alone.process(url, html.encode())
+        assert (got.status, got.text, got.template_lines) == (want.status, want.text, want.template_lines)

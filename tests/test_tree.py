@@ -413,3 +413,46 @@ def tables(draw: st.DrawFn, depth: int = 0) -> str:
 @given(tables(), st.frozensets(st.integers(0, 30), max_size=12))
 def test_compiled_table_rows_equal_the_python_ones_on_random_tables(html: str, template: frozenset[int]) -> None:
     assert_same_rows(f"<html><body>{html}</body></html>", template)
+
+
+# -- the end tags dropped before the parse ----------------------------------------------------------
+
+EARLY_ENDS = [
+    "",
+    "<p>x</p></body></html>",
+    "<p>x</body><p>after</p></HTML >\n",
+    "</ BODY\t>< /body></bodyx></htm></html</body</body >>",
+    "<</body></\u3000body\u2028></\x1cHtml\x85>",  # Unicode white space is \s too
+    "</bOdY>é</html>’</body>\U0001f600</html>",  # 1-, 2- and 4-byte strings
+    "\u013c</body>\u3c3c</html>\U00013c3c",  # characters holding a 0x3C byte that are not "<"
+    "</body",
+    "</",
+    "<",
+    "</body >x",
+    "</\u0130tml></\u212aody></\u017fody>",  # no other letter folds to these
+]
+
+
+@needs_compiled
+@pytest.mark.parametrize("html", EARLY_ENDS)
+def test_compiled_early_ends_are_the_regex_ones_on_edge_cases(html: str) -> None:
+    assert compiled.drop_early_ends(html) == _html._EARLY_END.sub("", html)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["<", "/", "</", "body", "BoDy", "html", "HTML", ">", " ", "\t", "\u3000", "\u2028",
+                                 "x", "é", "\u013c", "\u3c3c", "\U0001f600", "\U00013c3c", "b", "h", "\u212a"]),
+                max_size=30).map("".join))  # fmt: skip
+def test_compiled_early_ends_are_the_regex_ones_on_random_text(html: str) -> None:
+    got = compiled.drop_early_ends(html)
+    assert got == _html._EARLY_END.sub("", html)
+    if _html._EARLY_END.search(html) is None:
+        assert got is html  # nothing to drop: no copy
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x40) | st.sampled_from("\x7f\x85\u2028\ufffd\U0001f600")))
+def test_compiled_control_count_is_the_regex_one(text: str) -> None:
+    assert compiled.count_controls(text) == len(_html._CONTROL.findall(text))

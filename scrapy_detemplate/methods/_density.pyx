@@ -25,7 +25,9 @@ instead of through element proxies and dictionaries keyed by them.
 * The line features: tokens, commas and title words are counted in C for the
   lines (and the title) whose characters are ASCII or "safe" non-ASCII ones
   (not ``\\w``, unchanged by ``str.lower()``: ``’``, ``—``, ``¶``...); other
-  lines use the Python expressions.  Floats the rows repeat are made once.
+  lines use the Python expressions.  The rows are doubles in a C array:
+  :func:`line_features_into` leaves them there (for the combined method's
+  ``FeatureRows``), :func:`line_features` makes them Python lists.
 * Working memory is kept between calls (``_kept``): a large ``malloc`` right
   after a parse makes glibc consolidate the parse's freed chunks, a cost that
   should not be paid here on every page.
@@ -93,7 +95,6 @@ cdef Py_ssize_t _NTAGS_FEATURE = 0, _NFEATURES = 0, _UNDER = 0, _OWN = 0
 cdef object _d = None  # the density module
 cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN
 cdef object _find_body
-cdef list _ZERO_ROW = []
 
 # The class/id regexes, each an alternation of plain words (checked at load): matched in C on plain ASCII
 # values, as bits of one pass; other values go to the regexes themselves.
@@ -119,13 +120,10 @@ cdef unsigned char _SEP[SEP_BELOW]  # per code point: 0 not known yet, 1 splits 
 cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
 cdef bint _c_words = False
 cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
-# Floats the rows repeat, made once (with the arithmetic of the rows): log1p(k), k/3, k/15, k/20, k/30.
-DEF LOGS = 4096
-cdef list _LOG1P = [], _THIRDS = [], _FIFTEENTHS = [], _TWENTIETHS = [], _DEPTHS = []
 
 
 cdef int _init() except -1:
-    global _d, _ntags, _A_BIT, _NTAGS_FEATURE, _NFEATURES, _UNDER, _OWN, _ZERO_ROW
+    global _d, _ntags, _A_BIT, _NTAGS_FEATURE, _NFEATURES, _UNDER, _OWN
     global _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _find_body
     if _d is not None:
         return 0
@@ -167,16 +165,9 @@ cdef int _init() except -1:
     _OWN = d.FEATURES.index("own_" + d.TAGS[0])
     if _NFEATURES != 12 + 2 * _NTAGS_FEATURE + 23 or _UNDER != 12 or _OWN != 12 + _NTAGS_FEATURE:
         raise RuntimeError("density.FEATURES changed: update the compiled line features")
-    _ZERO_ROW = [ZERO] * _NFEATURES
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
     _find_body = _html.find_body
-    cdef int k
-    _LOG1P[:] = [log1p(<double> k) for k in range(LOGS)]
-    _THIRDS[:] = [<double> k / 3.0 for k in range(4)]
-    _FIFTEENTHS[:] = [<double> k / 15.0 for k in range(16)]
-    _TWENTIETHS[:] = [<double> k / 20.0 for k in range(21)]
-    _DEPTHS[:] = [<double> k / 30.0 for k in range(LOGS)]
     for i in range(256):
         _WORD[i] = 1 if (97 <= i <= 122) or (65 <= i <= 90) or (48 <= i <= 57) or i == 95 else 0
     _load_words(d)
@@ -864,13 +855,50 @@ cdef int _extend(Page* page) except -2:
 def line_features(cetree._Element root, lines, str title=""):
     """:func:`scrapy_detemplate.methods.density.line_features`, or ``None`` when the
     page has what this module hands back to the Python function."""
+    cdef list todo = lines if type(lines) is list else list(lines)
+    cdef Py_ssize_t n = len(todo), i, j
+    cdef double* out
+    cdef double* row
+    cdef list rows, values
     _init()
+    out = <double*> malloc((n * _NFEATURES if n else 1) * sizeof(double))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        if not _line_features(root, todo, title, out, _NFEATURES):
+            return None
+        rows = [None] * n
+        for i in range(n):
+            row = out + i * _NFEATURES
+            values = [None] * _NFEATURES
+            for j in range(_NFEATURES):
+                values[j] = _f(row[j])
+            rows[i] = values
+        return rows
+    finally:
+        free(out)
+
+
+def line_features_into(cetree._Element root, lines, str title, double[:, ::1] out not None):
+    """:func:`line_features` written into ``out`` (a C-contiguous array of doubles with a row per
+    line, at least as many columns as features), not made into Python lists: whether it was
+    (``False``: the page is one to hand back to Python, ``out`` holds nothing yet)."""
+    cdef list todo = lines if type(lines) is list else list(lines)
+    _init()
+    if out.shape[0] != len(todo) or out.shape[1] < _NFEATURES:
+        raise ValueError(f"expected room for {len(todo)} rows of {_NFEATURES} features, got {out.shape[0]} of {out.shape[1]}")
+    if not todo:
+        return True
+    return _line_features(root, todo, title, &out[0, 0], out.shape[1])
+
+
+cdef bint _line_features(cetree._Element root, list todo, str title, double* out, Py_ssize_t stride) except -1:
+    """The rows of ``todo`` written into ``out``; False when the page is handed back to Python."""
     body = _find_body(root)
     if body is None or not _sums_agree:
-        return None
-    cdef list todo = lines if type(lines) is list else list(lines)
+        return False
     if not todo:
-        return []
+        return True
     cdef xmlNode* body_node = (<cetree._Element> body)._c_node
     cdef Page page
     page.nodes, page.keys, page.values = NULL, NULL, NULL
@@ -897,20 +925,21 @@ def line_features(cetree._Element root, lines, str title=""):
         page.nodes = <Node*> _room(page.memory, M_NODES, 256 * sizeof(Node))
         page.cap = page.memory.size[M_NODES] // sizeof(Node)
         if _number(&page, body_node) < 0:
-            return None
+            return False
         page.n = page.total
         if _extend(&page) < 0:
-            return None
+            return False
         _index(&page)
         if _measure(&page) < 0:
-            return None
+            return False
         _containers(&page, [], {})
         chain = <int*> _room(page.memory, M_CHAIN, (page.n + 1) * sizeof(int))
         integers = <long long*> _room(page.memory, M_INTEGERS, (3 * n + 1) * sizeof(long long))
         floats = <double*> _room(page.memory, M_FLOATS, 2 * n * sizeof(double))
-        return _features(&page, todo, title, chain, integers, floats, {})
+        _features(&page, todo, title, chain, integers, floats, {}, out, stride)
+        return True
     except _HandBack:
-        return None
+        return False
     finally:
         if page.memory is &_kept:
             _give_back(&_kept, False)
@@ -1074,10 +1103,6 @@ cdef inline object _f(double value):
     return PyFloat_FromDouble(value)
 
 
-cdef inline object _log1p(Py_ssize_t k):
-    return _LOG1P[k] if 0 <= k < LOGS else PyFloat_FromDouble(log1p(<double> k))
-
-
 DEF TITLE_WORDS = 64
 
 
@@ -1122,7 +1147,9 @@ cdef bint _title_words(str title, Scratch* scratch, Title* out) except -1:
     return True
 
 
-cdef list _features(Page* page, list lines, str title, int* chain, long long* integers, double* floats, dict memo):
+cdef int _features(Page* page, list lines, str title, int* chain, long long* integers, double* floats, dict memo,
+                   double* out, Py_ssize_t stride) except -1:
+    """The rows of ``lines``: row ``i`` is ``out[i * stride:i * stride + _NFEATURES]``."""
     cdef Py_ssize_t n = len(lines), i, k, t, size, o, lo, hi, first_in = n, last_in = -1, words, shared
     cdef Py_ssize_t distinct, before, after, start, ntitle, count_title, block
     cdef long long link, total, page_chars, block_chars, body_chars, chosen_chars = 0, commas, count
@@ -1223,11 +1250,15 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
         words_of_title.count = len(title_tokens)
         words_of_title.ascii = len(ascii_title)
     count_title = words_of_title.count
-    share = _f(container_share)
-    block_measures = [None] * page.n
-    none_measures = None
-    rows = []
+    cdef double* row
+    cdef double* measures = NULL  # per block and for lines without one: its five measures, made once
+    cdef Py_ssize_t at
     try:
+        measures = <double*> malloc((page.n + 1) * 6 * sizeof(double))
+        if measures is NULL:
+            raise MemoryError()
+        for i in range(page.n + 1):
+            measures[6 * i] = 0.0  # not made yet
         if ascii_title is not None:
             words_of_title.found = <char*> malloc(words_of_title.ascii + 1)
             words_of_title.words = <const char**> malloc((words_of_title.ascii + 1) * sizeof(char*))
@@ -1255,37 +1286,38 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 distinct = len(token_set)
                 shared = len(token_set & title_tokens)
                 commas = text.count(",")
-            row = list(_ZERO_ROW)
-            row[0] = _log1p(cumulative[i + 1] - cumulative[i])
-            row[1] = _log1p(words)
-            row[2] = link_density = _f(links[i])
+            row = out + i * stride
+            memset(row, 0, _NFEATURES * sizeof(double))
+            row[0] = log1p(<double> (cumulative[i + 1] - cumulative[i]))
+            row[1] = log1p(<double> words)
+            row[2] = links[i]
             ends = _ends_sentence(text)
-            row[3] = ONE if ends else ZERO
+            row[3] = 1.0 if ends else 0.0
             if commas:
                 row[4] = <double> commas / <double> (words if words > 1 else 1)
-            row[5] = _f(<double> i / <double> (n - 1 if n > 2 else 1))
-            row[6] = _THIRDS[node.boiler if node.boiler < 3 else 3]
-            row[7] = _THIRDS[node.content if node.content < 3 else 3]
-            row[8] = _DEPTHS[node.depth] if node.depth < LOGS else PyFloat_FromDouble(<double> node.depth / 30.0)
-            row[9] = ONE if inside else ZERO
+            row[5] = <double> i / <double> (n - 1 if n > 2 else 1)
+            row[6] = <double> (node.boiler if node.boiler < 3 else 3) / 3.0
+            row[7] = <double> (node.content if node.content < 3 else 3) / 3.0
+            row[8] = <double> node.depth / 30.0
+            row[9] = 1.0 if inside else 0.0
             if best > 0:
                 value = node.near / best
                 if 1.0 < value:
                     value = 1.0
                 if not value > -1.0:
                     value = -1.0
-                row[10] = _f(value)
+                row[10] = value
             if inside:
-                row[11] = link_density
+                row[11] = links[i]
             bits = node.tags
             t = 0
             while bits:
                 if bits & 1:
-                    row[12 + t] = ONE
+                    row[12 + t] = 1.0
                 bits >>= 1
                 t += 1
             if own_tags[i] >= 0:
-                row[12 + _NTAGS_FEATURE + own_tags[i]] = ONE
+                row[12 + _NTAGS_FEATURE + own_tags[i]] = 1.0
             k = 12 + 2 * _NTAGS_FEATURE
             if shared:
                 row[k] = <double> shared / <double> distinct
@@ -1293,20 +1325,20 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 row[k + 1] = <double> shared / <double> count_title
             before = first_in - i if i < first_in else 0
             after = i - last_in if i > last_in else 0
-            row[k + 2] = _TWENTIETHS[before if before < 20 else 20]
-            row[k + 3] = _TWENTIETHS[after if after < 20 else 20]
-            row[k + 4] = ONE if before == 1 else ZERO
-            row[k + 5] = ONE if 0 < before <= 3 else ZERO
+            row[k + 2] = <double> (before if before < 20 else 20) / 20.0
+            row[k + 3] = <double> (after if after < 20 else 20) / 20.0
+            row[k + 4] = 1.0 if before == 1 else 0.0
+            row[k + 5] = 1.0 if 0 < before <= 3 else 0.0
             lo = i - 3 if i > 3 else 0
             hi = i + 4 if i + 4 < n else n
             row[k + 6] = _window_sum(log_chars, lo, hi) / <double> (hi - lo)
-            row[k + 7] = _f(_window_sum(links, lo, hi) / <double> (hi - lo))
+            row[k + 7] = _window_sum(links, lo, hi) / <double> (hi - lo)
             if inside:
-                row[k + 8] = _THIRDS[node.boiler_below if node.boiler_below < 3 else 3]
-                row[k + 9] = _THIRDS[node.content_below if node.content_below < 3 else 3]
-                row[k + 10] = _FIFTEENTHS[node.depth_below if node.depth_below < 15 else 15]
+                row[k + 8] = <double> (node.boiler_below if node.boiler_below < 3 else 3) / 3.0
+                row[k + 9] = <double> (node.content_below if node.content_below < 3 else 3) / 3.0
+                row[k + 10] = <double> (node.depth_below if node.depth_below < 15 else 15) / 15.0
             else:
-                row[k + 8] = row[k + 9] = row[k + 10] = MINUS_ONE
+                row[k + 8] = row[k + 9] = row[k + 10] = -1.0
             block = node.block
             if block >= 0:
                 block_node = &page.nodes[block]
@@ -1316,34 +1348,30 @@ cdef list _features(Page* page, list lines, str title, int* chain, long long* in
                 block_node = NULL
                 block_chars = 0
                 count, sentences, block_log = none_count, none_sentences, none_log
-            # The block's five measures, made once per block.
-            measures = block_measures[block] if block >= 0 else none_measures
-            if measures is None:
-                measures = (
-                    _f(<double> block_chars / <double> body_chars),
-                    _f(<double> block_node.links / <double> block_chars) if block >= 0 and block_chars else ZERO,
-                    _log1p(count),
-                    _f(<double> sentences / <double> count),
-                    _f(block_log / <double> count),
+            at = 6 * (block if block >= 0 else page.n)
+            if measures[at] == 0.0:
+                measures[at] = 1.0
+                measures[at + 1] = <double> block_chars / <double> body_chars
+                measures[at + 2] = (
+                    <double> block_node.links / <double> block_chars if block >= 0 and block_chars else 0.0
                 )
-                if block >= 0:
-                    block_measures[block] = measures
-                else:
-                    none_measures = measures
-            row[k + 11], row[k + 12], row[k + 13], row[k + 14], row[k + 15] = measures
-            row[k + 16] = _f(log_chars[i] - max_log)
-            row[k + 17] = _f(<double> cumulative[i] / <double> page_chars)
-            row[k + 18] = share
+                measures[at + 3] = log1p(<double> count)
+                measures[at + 4] = <double> sentences / <double> count
+                measures[at + 5] = block_log / <double> count
+            memcpy(row + k + 11, measures + at + 1, 5 * sizeof(double))
+            row[k + 16] = log_chars[i] - max_log
+            row[k + 17] = <double> cumulative[i] / <double> page_chars
+            row[k + 18] = container_share
             if i > last_in >= 0:
                 row[k + 19] = <double> (cumulative[i] - cumulative[last_in + 1]) / <double> page_chars
             if block >= 0 and (block_node.chosen or (block_node.parent >= 0 and page.nodes[block_node.parent].chosen)):
-                row[k + 20] = ONE
-            row[k + 21] = _THIRDS[node.comments if node.comments < 3 else 3]
-            row[k + 22] = ONE if node.unlikely else ZERO
-            rows.append(row)
+                row[k + 20] = 1.0
+            row[k + 21] = <double> (node.comments if node.comments < 3 else 3) / 3.0
+            row[k + 22] = 1.0 if node.unlikely else 0.0
     finally:
+        free(measures)
         if ascii_title is not None:
             free(words_of_title.found)
             free(words_of_title.words)
             free(words_of_title.sizes)
-    return rows
+    return 0

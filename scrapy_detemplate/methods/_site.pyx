@@ -14,29 +14,37 @@ page):
   ``hashlib`` hashes, so the keys kept in a crawl's state are byte-identical.
   A page with anything unusual (a namespaced or non-element node on a path,
   bytes that are not UTF-8) is handed back: it returns ``None`` and the
-  caller runs the Python function.
+  caller runs the Python function.  :class:`SegmentKeys` keeps the keys made,
+  by their bytes, so a template's segments are not hashed again page after page.
 * :func:`expand` is :meth:`SegmentTable.expand` (the same dict updates, in the
-  same order).
+  same order), :func:`sweep` its :meth:`SegmentTable.sweep`.
 * :func:`text_line_keys` is Sandwich's ``line_key(path NUL text)`` for every line.
 * :func:`site_rows` is the per-line loop of ``CombinedEvidence.site_features``
   (the same float operations in the same order).
 * :class:`ForestScorer` is ``Forest.probability`` over many rows: the trees as
   flat C arrays, ``t = base`` then ``t += rate * value[leaf]`` tree by tree.
+* :class:`FeatureRows` holds a page's feature rows in one C array of doubles,
+  from the evidence (``_density.line_features_into``, :meth:`FeatureRows.site_columns`)
+  to the trees, and :func:`decide_rows` is ``combined.decide`` on it: the same
+  numbers and lines as the Python lists, without a Python float per feature
+  (building and freeing ~140 rows of 126 floats cost about a fifth of a parse).
 
 Optional: when this module was not built, or was built against another lxml,
 the Python functions run.
 """
 
-from libc.math cimport exp
+from libc.math cimport NAN, exp, isnan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy, strcmp, strlen
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
+from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_CheckExact, PyLong_FromLongLong
 from cpython.object cimport Py_LE, PyObject, PyObject_RichCompareBool
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 
 cimport lxml.includes.etreepublic as cetree
@@ -261,10 +269,12 @@ cdef char _LAYOUT_FIRST[256]  # whether some layout tag starts with this byte
 
 cdef inline bint _layout(const char* name) noexcept:
     cdef bytes s
+    cdef const char* t
     if not _LAYOUT_FIRST[<unsigned char> name[0]]:
         return False
     for s in _LAYOUT:
-        if strcmp(name, s) == 0:
+        t = <const char*> s
+        if t[0] == name[0] and t[1] == name[1] and strcmp(name, t) == 0:  # t[1] is there: t[0] is not NUL
             return True
     return False
 
@@ -290,6 +300,7 @@ cdef class _Memo:
     cdef Py_ssize_t cap
     cdef Buf arena
     cdef list block_elements
+    cdef bint elements  # whether block_elements is filled (an element proxy per block)
     cdef list block_parents
     cdef cetree._Document doc
 
@@ -373,9 +384,10 @@ cdef class _Memo:
         return n
 
     cdef inline Py_ssize_t new_block(self, xmlNode* c, Py_ssize_t parent) except -1:
-        self.block_elements.append(cetree.elementFactory(self.doc, c))
+        if self.elements:
+            self.block_elements.append(cetree.elementFactory(self.doc, c))
         self.block_parents.append(parent)
-        return len(self.block_elements) - 1
+        return len(self.block_parents) - 1
 
     cdef Py_ssize_t locate(self, xmlNode* owner) except -2:
         """``_locate``: climb to a known ancestor (or the top), then fill down; -1: ask Python."""
@@ -409,10 +421,12 @@ cdef class _Memo:
         return known
 
 
-def segment_lines(lines, segmentation):
+def segment_lines(lines, segmentation, bint elements=True, SegmentKeys known=None):
     """:func:`scrapy_detemplate.methods.segments.segment_lines`, or ``None``: ask Python.
 
-    ``segmentation`` is the ``Segmentation`` class (the result's type).
+    ``segmentation`` is the ``Segmentation`` class (the result's type); without
+    ``elements``, its ``block_elements`` is left empty (no element proxy is made);
+    the keys are looked up in ``known`` first (the same keys, hashed once).
     """
     global _LAYOUT
     cdef bytes tag
@@ -422,6 +436,7 @@ def segment_lines(lines, segmentation):
         for tag in _LAYOUT:
             _LAYOUT_FIRST[<unsigned char> (<const char*> tag)[0]] = 1
     cdef _Memo memo = _Memo()
+    memo.elements = elements
     cdef list keys = []
     cdef list lengths = []
     cdef list blocks = []
@@ -475,7 +490,7 @@ def segment_lines(lines, segmentation):
                         entry = memo.locate(owner)
                         if entry < 0:
                             return None
-                keys.append(_hex8(_key_of(&b, <const char*> memo.arena.data + memo.path_at[entry], memo.path_len[entry])))
+                keys.append(_key_of(&b, <const char*> memo.arena.data + memo.path_at[entry], memo.path_len[entry], known))
                 lengths.append(chars)
                 blocks.append(memo.block[entry])
                 if index is None:
@@ -486,14 +501,126 @@ def segment_lines(lines, segmentation):
     return segmentation(keys, lengths, blocks, line_of, memo.block_elements, memo.block_parents)
 
 
-cdef uint64_t _key_of(Buf* b, const char* path, Py_ssize_t path_len) except? 0:
-    """The hash of ``path NUL text``, the buffer holding ``text``."""
+cdef str _key_of(Buf* b, const char* path, Py_ssize_t path_len, SegmentKeys known):
+    """The table key (hex BLAKE2b) of ``path NUL text``, the buffer holding ``text``: from
+    ``known`` when it holds these bytes (and kept there when it does not)."""
     cdef Py_ssize_t n = b.len
     reserve(b, n + path_len + 1)
     memcpy(b.data + n, path, path_len)
     b.data[n + path_len] = 0
     memcpy(b.data + n + path_len + 1, b.data, n)
-    return sd_blake2b_8(<const uint8_t*> (b.data + n), n + path_len + 1)
+    if known is not None:
+        return known.key(<const char*> (b.data + n), n + path_len + 1)
+    return _hex8(sd_blake2b_8(<const uint8_t*> (b.data + n), n + path_len + 1))
+
+
+cdef inline uint64_t _quick_hash(const char* data, Py_ssize_t size) noexcept nogil:
+    """A fast 64-bit hash of ``data`` (for :class:`SegmentKeys`' table only; never stored)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> size, w
+    cdef Py_ssize_t i = 0
+    while i + 8 <= size:
+        memcpy(&w, data + i, 8)
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    w = 0
+    memcpy(&w, data + i, size - i)
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 29)
+
+
+cdef enum:
+    _KEY_BYTES = 256  # longer segments (mostly a page's own text) are not kept by SegmentKeys
+
+
+cdef struct _KeyEntry:
+    uint64_t hash  # _quick_hash of the bytes (0: an empty slot)
+    Py_ssize_t at  # where the bytes are in the arena
+    Py_ssize_t size
+    PyObject* key  # the hex key (a reference held)
+
+
+cdef class SegmentKeys:
+    """Segment keys already made, by the bytes they hash (``path NUL text``).
+
+    A segment that stands on page after page (most of a template) gets the same
+    ``str`` back instead of BLAKE2b and a new string, and :func:`expand`'s lookups
+    in the site's table find its hash already made.  A lookup compares the bytes
+    themselves, so a key is always the BLAKE2b of its bytes.  Bounded: when
+    ``most`` keys (or ``64 * most`` bytes) are held, all are let go; segments over
+    256 bytes are not kept.
+    """
+
+    cdef _KeyEntry* slots
+    cdef Py_ssize_t mask
+    cdef readonly Py_ssize_t count
+    cdef readonly Py_ssize_t most
+    cdef Buf arena
+
+    def __cinit__(self, Py_ssize_t most=1 << 13):
+        if most < 1:
+            raise ValueError(f"bad most={most!r}")
+        self.most = most
+        self.mask = 1
+        while self.mask + 1 < 2 * most:
+            self.mask = 2 * self.mask + 1
+        self.slots = <_KeyEntry*> calloc(self.mask + 1, sizeof(_KeyEntry))
+        self.arena.data, self.arena.len, self.arena.cap = NULL, 0, 0
+        if self.slots is NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        self.clear()
+        free(self.slots)
+        free(self.arena.data)
+
+    def __len__(self):
+        return self.count
+
+    def clear(self):
+        """Let every key go."""
+        cdef Py_ssize_t i
+        if self.slots is NULL:
+            return
+        for i in range(self.mask + 1):
+            if self.slots[i].hash:
+                Py_XDECREF(self.slots[i].key)
+                self.slots[i].hash, self.slots[i].key = 0, NULL
+        self.count = 0
+        self.arena.len = 0
+
+    def hex(self, bytes data):
+        """The key of ``data`` (for the tests): ``blake2b(data, digest_size=8).hexdigest()``."""
+        return self.key(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+
+    cdef str key(self, const char* data, Py_ssize_t size):
+        """The hex BLAKE2b of ``data``: found, or made and kept."""
+        cdef uint64_t h
+        cdef Py_ssize_t i
+        cdef str made
+        if size > _KEY_BYTES:
+            return _hex8(sd_blake2b_8(<const uint8_t*> data, size))
+        h = _quick_hash(data, size)
+        if h == 0:
+            h = 1
+        i = <Py_ssize_t> (h & <uint64_t> self.mask)
+        while self.slots[i].hash:
+            if (self.slots[i].hash == h and self.slots[i].size == size
+                    and memcmp(self.arena.data + self.slots[i].at, data, size) == 0):
+                return <str> self.slots[i].key
+            i = (i + 1) & self.mask
+        made = _hex8(sd_blake2b_8(<const uint8_t*> data, size))
+        if self.count >= self.most or self.arena.len + size > 64 * self.most:
+            self.clear()
+            i = <Py_ssize_t> (h & <uint64_t> self.mask)
+        reserve(&self.arena, size)
+        memcpy(self.arena.data + self.arena.len, data, size)
+        self.slots[i].hash, self.slots[i].at, self.slots[i].size = h, self.arena.len, size
+        Py_INCREF(made)
+        self.slots[i].key = <PyObject*> made
+        self.arena.len += size
+        self.count += 1
+        return made
 
 
 # ---------------------------------------------------------------------------------------------
@@ -557,6 +684,29 @@ cdef inline long long _span(long long* spans, long long df, span) except? -1:
     return span(df)
 
 
+def sweep(dict entries, long long clock, span):
+    """:meth:`SegmentTable.sweep` at ``clock``: the entries with ``clock - L >= T(df)`` deleted;
+    how many."""
+    cdef long long spans[_SPANS]
+    cdef long long v
+    cdef int overflow
+    cdef Py_ssize_t i
+    cdef list dead = []
+    for i in range(_SPANS):
+        spans[i] = -1
+    for key, value in entries.items():
+        v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
+        if v < 0 or overflow or v >= (1LL << 62):
+            # Not a small packed count (a bad state): Python's arithmetic, and its errors.
+            if clock - (value >> _DF_BITS) >= span(value & _DF_MAX):
+                dead.append(key)
+        elif clock - (v >> _DF_BITS) >= _span(spans, v & _DF_MAX, span):
+            dead.append(key)
+    for key in dead:
+        del entries[key]
+    return len(dead)
+
+
 # ---------------------------------------------------------------------------------------------
 # Sandwich's keys of text lines
 
@@ -595,14 +745,33 @@ def text_line_keys(lines, line_key):
 def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
               long long window, matched, double log_seen, double warm):
     """The rows of ``site_features`` for ``count`` lines (see the Python loop there)."""
+    cdef double* values = <double*> malloc(max(count * 5, 1) * sizeof(double))
+    cdef double* row
+    cdef Py_ssize_t i
+    cdef list out = []
+    if values is NULL:
+        raise MemoryError()
+    try:
+        _site_rows(keys, lengths, line_of, dfs, count, window, matched, log_seen, warm, values, 5)
+        for i in range(count):
+            row = values + 5 * i
+            out.append([row[0], row[1], row[2], row[3], row[4]])
+    finally:
+        free(values)
+    return out
+
+
+cdef int _site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count, long long window,
+                    matched, double log_seen, double warm, double* out, Py_ssize_t stride) except -1:
+    """The five site features of line ``i`` in ``out[i * stride:i * stride + 5]``."""
     cdef double* repeated = <double*> malloc(max(count, 1) * sizeof(double))
     cdef long long* chars = <long long*> malloc(max(count, 1) * sizeof(long long))
     cdef char* lcs = <char*> malloc(max(count, 1))
     cdef Py_ssize_t i, n = len(keys), line
     cdef long long length, df
     cdef double share, q, peer = 0.0 if matched is None else 1.0
+    cdef double* row
     cdef PyObject* found
-    cdef list out = []
     if repeated is NULL or chars is NULL or lcs is NULL:
         free(repeated)
         free(chars)
@@ -634,12 +803,172 @@ def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
                     lcs[line] = 1
         for i in range(count):
             share = repeated[i] / <double> chars[i] if chars[i] else 0.0
-            out.append([share, 1.0 if lcs[i] else 0.0, peer, log_seen, share * warm])
+            row = out + i * stride
+            row[0], row[1], row[2], row[3], row[4] = share, 1.0 if lcs[i] else 0.0, peer, log_seen, share * warm
     finally:
         free(repeated)
         free(chars)
         free(lcs)
-    return out
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# A page's feature rows in one C array
+
+cdef enum:
+    _KEEP_AT_MOST = 1 << 22  # bytes a FeatureRows keeps between pages, per block
+
+
+cdef class FeatureRows:
+    """The combined method's feature rows of one page in one C array of doubles, never as
+    Python floats: ``count`` rows of ``width`` (page evidence, then site evidence).
+
+    The page evidence is written in through the buffer protocol (a 2-D C-contiguous
+    array, ``density.line_features_into``), the site evidence by :meth:`site_columns`;
+    :func:`decide_rows` scores and decides on it.  :meth:`tolist` gives the rows as the
+    Python functions make them (the same floats).
+
+    One object serves page after page (:meth:`reshape`): its memory is kept, as
+    ``_density`` keeps its own, since a large ``malloc`` right after a parse makes
+    glibc consolidate the parse's freed chunks (a tenth of a parse, every page).
+    """
+
+    cdef double* data
+    cdef readonly Py_ssize_t count
+    cdef readonly Py_ssize_t width
+    cdef Py_ssize_t shape[2]
+    cdef Py_ssize_t strides[2]
+    cdef double* probability  # per row: its probability of content (NaN: not scored yet)
+    cdef double* scratch  # the scorer's gathered features
+    cdef Py_ssize_t rows_room  # rows data and probability have room for
+    cdef Py_ssize_t scratch_room  # doubles scratch has room for
+    cdef int exports  # buffers handed out and not released
+
+    def __cinit__(self, Py_ssize_t count, Py_ssize_t width):
+        if width < 1:
+            raise ValueError(f"bad shape ({count}, {width})")
+        self.width = width
+        self.strides[0], self.strides[1] = width * sizeof(double), sizeof(double)
+        self.reshape(count)
+
+    def __dealloc__(self):
+        free(self.data)
+        free(self.probability)
+        free(self.scratch)
+
+    def reshape(self, Py_ssize_t count):
+        """Make these ``count`` fresh rows (every feature 0.0), in the memory kept (grown when
+        a page needs more, given back when one needed a lot).  Not while a buffer is out."""
+        cdef double* data
+        cdef double* probability
+        cdef Py_ssize_t room = count if count > 1 else 1
+        if count < 0:
+            raise ValueError(f"bad shape ({count}, {self.width})")
+        if self.exports:
+            raise BufferError("the rows are exported")
+        if (room > self.rows_room or self.data is NULL
+                or (self.rows_room * self.width * sizeof(double) > _KEEP_AT_MOST
+                    and room * self.width * sizeof(double) <= _KEEP_AT_MOST)):
+            data = <double*> realloc(self.data, room * self.width * sizeof(double))
+            if data is NULL:
+                raise MemoryError()
+            self.data = data
+            probability = <double*> realloc(self.probability, room * sizeof(double))
+            if probability is NULL:
+                raise MemoryError()
+            self.probability = probability
+            self.rows_room = room
+        self.count = count
+        self.shape[0], self.shape[1] = count, self.width
+        memset(self.data, 0, count * self.width * sizeof(double))
+        self.forget()
+
+    cdef double* room_to_score(self, Py_ssize_t doubles) except NULL:
+        """The scorer's scratch, with room for ``doubles``."""
+        cdef double* grown
+        cdef Py_ssize_t room = doubles if doubles > 1 else 1
+        if (room > self.scratch_room or self.scratch is NULL
+                or (self.scratch_room * sizeof(double) > _KEEP_AT_MOST and room * sizeof(double) <= _KEEP_AT_MOST)):
+            grown = <double*> realloc(self.scratch, room * sizeof(double))
+            if grown is NULL:
+                raise MemoryError()
+            self.scratch, self.scratch_room = grown, room
+        return self.scratch
+
+    def __getbuffer__(self, Py_buffer* buffer, int flags):
+        # C-contiguous doubles: the shape, strides and format only to a consumer that asks.
+        buffer.buf = <char*> self.data
+        buffer.obj = self
+        buffer.len = self.count * self.width * sizeof(double)
+        buffer.readonly = 0
+        buffer.itemsize = sizeof(double)
+        buffer.format = NULL
+        if flags & PyBUF_FORMAT:
+            buffer.format = b"d"
+        buffer.ndim = 2
+        buffer.shape = NULL
+        if flags & PyBUF_ND:
+            buffer.shape = self.shape
+        buffer.strides = NULL
+        if (flags & PyBUF_STRIDES) == PyBUF_STRIDES:
+            buffer.strides = self.strides
+        buffer.suboffsets = NULL
+        buffer.internal = NULL
+        self.exports += 1
+
+    def __releasebuffer__(self, Py_buffer* buffer):
+        self.exports -= 1
+
+    def __len__(self):
+        return self.count
+
+    cdef void forget(self) noexcept:
+        """The rows changed: no probability is known."""
+        cdef Py_ssize_t i
+        for i in range(self.count):
+            self.probability[i] = NAN
+
+    def value(self, Py_ssize_t i, Py_ssize_t j):
+        """Row ``i``'s feature ``j``."""
+        if not (0 <= i < self.count and 0 <= j < self.width):
+            raise IndexError(f"no feature ({i}, {j}) in {self.count} rows of {self.width}")
+        return self.data[i * self.width + j]
+
+    def tolist(self):
+        """The rows as lists of Python floats."""
+        cdef Py_ssize_t i, j
+        cdef double* row
+        cdef list out = [None] * self.count
+        for i in range(self.count):
+            row = self.data + i * self.width
+            out[i] = [row[j] for j in range(self.width)]
+        return out
+
+    def set_columns(self, list rows, Py_ssize_t at):
+        """Each row's features from column ``at`` on, from ``rows`` (lists of numbers, as the
+        Python functions make them: one per row, all of the same length)."""
+        cdef Py_ssize_t i, j, size
+        cdef double* row
+        if len(rows) != self.count:
+            raise ValueError(f"expected {self.count} rows, got {len(rows)}")
+        for i in range(self.count):
+            values = rows[i]
+            size = len(values)
+            if at < 0 or at + size > self.width:
+                raise ValueError(f"{size} features from column {at} do not fit in {self.width}")
+            row = self.data + i * self.width + at
+            for j in range(size):
+                row[j] = values[j]
+        self.forget()
+
+    def site_columns(self, list keys, list lengths, list line_of, dict dfs, long long window, matched,
+                     double log_seen, double warm, Py_ssize_t at):
+        """:func:`site_rows` written into columns ``at`` to ``at + 4`` of every row."""
+        if at < 0 or at + 5 > self.width:
+            raise ValueError(f"5 site features from column {at} do not fit in {self.width}")
+        _site_rows(keys, lengths, line_of, dfs, self.count, window, matched, log_seen, warm,
+                   self.data + at, self.width)
+        self.forget()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -694,7 +1023,7 @@ cdef class ForestScorer:
     cdef Node* nodes
     cdef int* roots
     cdef int trees
-    cdef Py_ssize_t features
+    cdef readonly Py_ssize_t features
     cdef int* used  # feature number of each used-feature slot
     cdef int nused
     cdef double base
@@ -769,14 +1098,10 @@ cdef class ForestScorer:
         """``[forest.probability(row) for row in rows]``, the same floats."""
         cdef list xs = rows if type(rows) is list else list(rows)
         cdef Py_ssize_t count = len(xs), i
-        cdef int k, root, stride = self.nused + 1
+        cdef int stride = self.nused + 1
         cdef double* x = <double*> malloc(max(count * stride, 1) * sizeof(double))
         cdef double* t = <double*> malloc(max(count, 1) * sizeof(double))
         cdef char* exact = <char*> malloc(max(count, 1))
-        cdef const Node* nodes = self.nodes
-        cdef double* xj[8]
-        cdef int nj[8]
-        cdef int j, n0, n1, n2, n3, n4, n5, n6, n7
         cdef list out
         if x is NULL or t is NULL or exact is NULL:
             free(x)
@@ -792,42 +1117,73 @@ cdef class ForestScorer:
                     raise ValueError(f"expected {self.features} features, got {PyList_GET_SIZE(row)}")
                 exact[i] = _doubles(<list> row, self.used, self.nused, x + i * stride)
                 x[i * stride + self.nused] = 0.0  # the leaves' slot
-                t[i] = self.base
-            for k in range(self.trees):
-                root = self.roots[k]
-                # Eight rows at a time: eight independent walks in flight.  A leaf steps to
-                # itself, so the walks that end first wait there for the others.
-                for i in range(0, count, 8):
-                    for j in range(8):
-                        xj[j] = x + min(i + j, count - 1) * stride
-                    n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = root
-                    while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf
-                               & nodes[n4].leaf & nodes[n5].leaf & nodes[n6].leaf & nodes[n7].leaf):
-                        n0 = nodes[n0].child + (not (xj[0][nodes[n0].feature] <= nodes[n0].threshold))
-                        n1 = nodes[n1].child + (not (xj[1][nodes[n1].feature] <= nodes[n1].threshold))
-                        n2 = nodes[n2].child + (not (xj[2][nodes[n2].feature] <= nodes[n2].threshold))
-                        n3 = nodes[n3].child + (not (xj[3][nodes[n3].feature] <= nodes[n3].threshold))
-                        n4 = nodes[n4].child + (not (xj[4][nodes[n4].feature] <= nodes[n4].threshold))
-                        n5 = nodes[n5].child + (not (xj[5][nodes[n5].feature] <= nodes[n5].threshold))
-                        n6 = nodes[n6].child + (not (xj[6][nodes[n6].feature] <= nodes[n6].threshold))
-                        n7 = nodes[n7].child + (not (xj[7][nodes[n7].feature] <= nodes[n7].threshold))
-                    nj[0], nj[1], nj[2], nj[3], nj[4], nj[5], nj[6], nj[7] = n0, n1, n2, n3, n4, n5, n6, n7
-                    for j in range(min(8, count - i)):
-                        t[i + j] += nodes[nj[j]].value
+            self._totals(x, count, t)
             for i in range(count):
                 if not exact[i]:
                     row = xs[i]
                     t[i] = self._total_objects(row if type(row) is list else list(row))
             out = [None] * count
             for i in range(count):
-                t[i] = t[i] if t[i] < 50.0 else 50.0  # min(50.0, t)
-                t[i] = t[i] if t[i] > -50.0 else -50.0  # max(-50.0, t)
-                out[i] = 1.0 / (1.0 + exp(-t[i]))
+                out[i] = _sigmoid(t[i])
             return out
         finally:
             free(x)
             free(t)
             free(exact)
+
+    cdef int _score_rows(self, FeatureRows rows, const Py_ssize_t* which, Py_ssize_t count) except -1:
+        """The probabilities of rows ``which[:count]`` of ``rows``, into ``rows.probability``."""
+        cdef int stride = self.nused + 1, j
+        cdef Py_ssize_t i
+        cdef const double* row
+        cdef double* x
+        cdef double* t
+        if not count:
+            return 0
+        x = rows.room_to_score(count * (stride + 1))
+        t = x + count * stride
+        for i in range(count):
+            row = rows.data + which[i] * rows.width
+            for j in range(self.nused):
+                x[i * stride + j] = row[self.used[j]]
+            x[i * stride + self.nused] = 0.0  # the leaves' slot
+        self._totals(x, count, t)
+        for i in range(count):
+            rows.probability[which[i]] = _sigmoid(t[i])
+        return 0
+
+    cdef void _totals(self, const double* x, Py_ssize_t count, double* t) noexcept:
+        """Each row's sum ``t = base`` then ``t += rate * value[leaf]`` tree by tree; row ``i``'s
+        used features are ``x[i * (nused + 1):]``, then 0.0 (the slot the leaves read)."""
+        cdef Py_ssize_t i
+        cdef int k, root, stride = self.nused + 1
+        cdef const Node* nodes = self.nodes
+        cdef const double* xj[8]
+        cdef int nj[8]
+        cdef int j, n0, n1, n2, n3, n4, n5, n6, n7
+        for i in range(count):
+            t[i] = self.base
+        for k in range(self.trees):
+            root = self.roots[k]
+            # Eight rows at a time: eight independent walks in flight.  A leaf steps to
+            # itself, so the walks that end first wait there for the others.
+            for i in range(0, count, 8):
+                for j in range(8):
+                    xj[j] = x + min(i + j, count - 1) * stride
+                n0 = n1 = n2 = n3 = n4 = n5 = n6 = n7 = root
+                while not (nodes[n0].leaf & nodes[n1].leaf & nodes[n2].leaf & nodes[n3].leaf
+                           & nodes[n4].leaf & nodes[n5].leaf & nodes[n6].leaf & nodes[n7].leaf):
+                    n0 = nodes[n0].child + (not (xj[0][nodes[n0].feature] <= nodes[n0].threshold))
+                    n1 = nodes[n1].child + (not (xj[1][nodes[n1].feature] <= nodes[n1].threshold))
+                    n2 = nodes[n2].child + (not (xj[2][nodes[n2].feature] <= nodes[n2].threshold))
+                    n3 = nodes[n3].child + (not (xj[3][nodes[n3].feature] <= nodes[n3].threshold))
+                    n4 = nodes[n4].child + (not (xj[4][nodes[n4].feature] <= nodes[n4].threshold))
+                    n5 = nodes[n5].child + (not (xj[5][nodes[n5].feature] <= nodes[n5].threshold))
+                    n6 = nodes[n6].child + (not (xj[6][nodes[n6].feature] <= nodes[n6].threshold))
+                    n7 = nodes[n7].child + (not (xj[7][nodes[n7].feature] <= nodes[n7].threshold))
+                nj[0], nj[1], nj[2], nj[3], nj[4], nj[5], nj[6], nj[7] = n0, n1, n2, n3, n4, n5, n6, n7
+                for j in range(min(8, count - i)):
+                    t[i + j] += nodes[nj[j]].value
 
     cdef double _total_objects(self, list x) except? -1.0:
         """One row's sum, comparing its values as Python objects."""
@@ -840,6 +1196,13 @@ cdef class ForestScorer:
                 node = self.nodes[node].child + (0 if le else 1)
             total += self.nodes[node].value
         return total
+
+
+cdef inline double _sigmoid(double t) noexcept:
+    """``1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, t))))``."""
+    t = t if t < 50.0 else 50.0  # min(50.0, t)
+    t = t if t > -50.0 else -50.0  # max(-50.0, t)
+    return 1.0 / (1.0 + exp(-t))
 
 
 cdef inline bint _doubles(list row, const int* used, int nused, double* out) except -1:
@@ -861,3 +1224,59 @@ cdef inline bint _doubles(list row, const int* used, int nused, double* out) exc
         else:
             return False
     return True
+
+
+def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double threshold, double unique,
+                double site_df, tuple columns, tuple limits):
+    """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
+
+    ``columns`` are the features the rules read (warm DF, in container, link density,
+    log words, pages seen, site DF, in the LCS) and ``limits`` their bounds (menu words,
+    known site, new DF, new link density); ``unique`` is ``threshold - UNIQUE_MARGIN``.
+    The probabilities of the rows not decided outright are computed once per
+    :class:`FeatureRows` (a site's first page asks again with other thresholds).
+    """
+    cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs
+    cdef double menu_words, known_site, new_df, new_link
+    warm_df, in_container, link, log_words, pages_seen, df, in_lcs = columns
+    menu_words, known_site, new_df, new_link = limits
+    if rows.width != scorer.features:
+        raise ValueError(f"expected {scorer.features} features, got {rows.width}")
+    for j in columns:
+        if not 0 <= j < rows.width:
+            raise IndexError(f"no column {j} in rows of {rows.width}")
+    cdef Py_ssize_t i, npending = 0
+    cdef const double* r
+    cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(rows.count, 1) * sizeof(Py_ssize_t))
+    cdef char* outright = <char*> malloc(max(rows.count, 1))
+    cdef list template = []
+    if pending is NULL or outright is NULL:
+        free(pending)
+        free(outright)
+        raise MemoryError()
+    try:
+        for i in range(rows.count):
+            r = rows.data + i * rows.width
+            outright[i] = (r[warm_df] >= site_df and (r[in_container] == 0.0 or r[link] >= 0.5)) or (
+                r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
+            )
+            if outright[i]:
+                template.append(i)
+            elif isnan(rows.probability[i]):
+                pending[npending] = i
+                npending += 1
+        scorer._score_rows(rows, pending, npending)
+        for i in range(rows.count):
+            if outright[i]:
+                continue
+            r = rows.data + i * rows.width
+            if rows.probability[i] < (
+                unique
+                if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
+                else threshold
+            ):
+                template.append(i)
+    finally:
+        free(pending)
+        free(outright)
+    return frozenset(template)

@@ -53,6 +53,7 @@ import math
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from lxml import etree
 
@@ -91,6 +92,7 @@ class Segmentation:
     in block ``blocks[i]`` (an index into ``block_elements``) and in visible line
     ``lines[i]`` (an index into the lines it was built from).
     ``block_parents[b]`` is the enclosing block of block ``b`` (-1 for the top).
+    ``block_elements`` is empty when :func:`segment_lines` was asked for no elements.
     """
 
     keys: list[str]
@@ -101,21 +103,31 @@ class Segmentation:
     block_parents: list[int]
 
 
-def segment_lines(lines: Sequence[Line]) -> Segmentation:
+def segment_lines(lines: Sequence[Line], elements: bool = True, known: Any = None) -> Segmentation:
     """Page segmentation on the page's visible lines (:func:`~scrapy_detemplate._html.visible_lines`).
 
-    Compiled (``_site.pyx``) when it is built, with the same result; a page it
-    hands back (a namespaced element on a path, text that is not UTF-8) and an
-    install without it run :func:`_segment_lines_py`.
+    Without ``elements``, ``block_elements`` is left empty: a caller that reads
+    only the keys, lengths and lines (the combined method) does not pay for an
+    element per block.  Compiled (``_site.pyx``) when it is built, with the same
+    result; a page it hands back (a namespaced element on a path, text that is
+    not UTF-8) and an install without it run :func:`_segment_lines_py`.
+    ``known`` (:func:`segment_keys`) holds keys made for earlier pages: a
+    template's segments are not hashed again on every page (the same keys).
     """
     if _compiled is not None:
-        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation)
+        seg: Segmentation | None = _compiled.segment_lines(lines, Segmentation, elements, known)
         if seg is not None:
             return seg
-    return _segment_lines_py(lines)
+    return _segment_lines_py(lines, elements)
 
 
-def _segment_lines_py(lines: Sequence[Line]) -> Segmentation:
+def segment_keys() -> Any:
+    """A bounded table of segment keys by the bytes they hash, for :func:`segment_lines`'
+    ``known`` (``_site.SegmentKeys``), or ``None`` without the compiled module."""
+    return _compiled.SegmentKeys() if _compiled is not None else None
+
+
+def _segment_lines_py(lines: Sequence[Line], elements: bool = True) -> Segmentation:
     """The reference :func:`segment_lines`.
 
     Every slot of a line is one text node (``el.text`` or ``el.tail``), i.e. one
@@ -162,7 +174,7 @@ def _segment_lines_py(lines: Sequence[Line]) -> Segmentation:
             lengths.append(len(text))
             blocks.append(block)
             line_of.append(line_index)
-    return Segmentation(keys, lengths, blocks, line_of, block_elements, block_parents)
+    return Segmentation(keys, lengths, blocks, line_of, block_elements if elements else [], block_parents)
 
 
 def _locate(
@@ -335,7 +347,15 @@ class SegmentTable:
         return self.sweep()
 
     def sweep(self) -> int:
-        """Delete every entry past its living time at the current clock."""
+        """Delete every entry past its living time at the current clock (compiled when built:
+        a sweep of a documentation site's table costs several parses in Python)."""
+        if _compiled is not None and type(self.entries) is dict:
+            swept: int = _compiled.sweep(self.entries, self.clock, self.span)
+            return swept
+        return self._sweep_py()
+
+    def _sweep_py(self) -> int:
+        """The reference :meth:`sweep`."""
         clock = self.clock
         span = self.span
         dead = [k for k, v in self.entries.items() if clock - (v >> _DF_BITS) >= span(v & _DF_MAX)]

@@ -16,15 +16,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from scrapy_detemplate import _compiled as _compiled_modules
 from scrapy_detemplate._html import Line
 from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.methods import density as _density
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest
@@ -33,6 +36,10 @@ from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
 from scrapy_detemplate.runners.segments import SegmentsRunner
 from scrapy_detemplate.store import StateStore
+
+if TYPE_CHECKING:
+    FeatureRows = Any  # _site.FeatureRows (compiled, no stubs)
+    ForestScorer = Any  # _site.ForestScorer
 
 SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "site_df_when_warm")
 FEATURES = (*PAGE_FEATURES, *SITE_FEATURES)
@@ -53,8 +60,35 @@ FIRST_PAGE_MARGIN = 0.1
 COLLAPSE_SHARE = 0.3
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
-#: The compiled per-line loop of ``site_features`` (``_site.pyx``), or ``None``: the Python one runs.
+#: The compiled per-line loop of ``site_features``, the rows in C and the decision on them
+#: (``_site.pyx``), or ``None``: the Python ones run.
 _compiled = _compiled_modules.load("scrapy_detemplate.methods._site")
+#: What ``decide_rows`` reads: the columns of ``decide``'s rules, and their bounds.
+_COLUMNS = (_WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS)
+_LIMITS = (_MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY)
+
+
+def line_features_into(root: etree._Element, lines: list[Line], title: str, rows: FeatureRows) -> bool:
+    """:func:`~scrapy_detemplate.methods.density.line_features` written into the first columns of
+    ``rows``, compiled; ``False`` when it was not (no compiled module, or a page it hands back)."""
+    if _density._compiled is None:
+        return False
+    return bool(_density._compiled.line_features_into(root, lines, title, rows))
+
+
+def decide_rows(
+    rows: FeatureRows,
+    scorer: ForestScorer,
+    threshold: float,
+    unique: float,
+    site_df: float,
+    columns: tuple[int, ...],
+    limits: tuple[float, ...],
+) -> frozenset[int]:
+    """:func:`decide` on rows in C (``_site.decide_rows``; only with the compiled module)."""
+    assert _compiled is not None
+    template: frozenset[int] = _compiled.decide_rows(rows, scorer, threshold, unique, site_df, columns, limits)
+    return template
 
 
 def load_forest(path: str = "") -> Forest:
@@ -85,6 +119,21 @@ class CombinedEvidence:
             row += site
         return rows
 
+    def feature_rows(self, page: ParsedPage, rows: FeatureRows | None = None) -> FeatureRows:
+        """:meth:`features` in one C array (:class:`FeatureRows`), never as Python floats: the
+        same numbers, the same site state updates.  Only with the compiled ``_site`` module.
+        Written into ``rows`` when given (an earlier page's, its memory kept), else new ones."""
+        assert _compiled is not None
+        if rows is None:
+            rows = _compiled.FeatureRows(len(page.lines), len(FEATURES))
+        else:
+            rows.reshape(len(page.lines))
+        title = page.root.findtext(".//title") or ""
+        if not line_features_into(page.root, page.lines, title, rows):
+            rows.set_columns(line_features(page.root, page.lines, title), 0)
+        self.site_features_into(page, rows)
+        return rows
+
     def site_features(self, page: ParsedPage) -> list[list[float]]:
         """The :data:`SITE_FEATURES` of the page's lines; updates the site state.
 
@@ -93,17 +142,28 @@ class CombinedEvidence:
         ``click to toggle source`` stand on every page of a documentation site
         is still mostly new text, and a line is only as repeated as most of it.
         """
-        _, _, matched = self._sandwich.observe(page)
-        seg, dfs, clock = self._segments.observe(page)
-        seen = clock - 1  # earlier pages of the site
-        window = min(seen, DF_WINDOW)
-        log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
+        seg, dfs, window, matched, log_seen, warm = self._site_evidence(page)
         if _compiled is not None:
             rows: list[list[float]] = _compiled.site_rows(
                 seg.keys, seg.lengths, seg.lines, dfs, len(page.lines), window, matched, log_seen, warm
             )
             return rows
         return _site_rows_py(seg, dfs, len(page.lines), window, matched, log_seen, warm)
+
+    def site_features_into(self, page: ParsedPage, rows: FeatureRows) -> None:
+        """:meth:`site_features` written into the last columns of ``rows``."""
+        seg, dfs, window, matched, log_seen, warm = self._site_evidence(page)
+        rows.site_columns(seg.keys, seg.lengths, seg.lines, dfs, window, matched, log_seen, warm, len(PAGE_FEATURES))
+
+    def _site_evidence(
+        self, page: ParsedPage
+    ) -> tuple[Segmentation, dict[str, int], int, list[int] | None, float, float]:
+        """What the site features are made of; updates the site state."""
+        _, _, matched = self._sandwich.observe(page)
+        seg, dfs, clock = self._segments.observe(page, elements=False)  # the blocks' elements are not read
+        seen = clock - 1  # earlier pages of the site
+        window = min(seen, DF_WINDOW)
+        return seg, dfs, window, matched, math.log1p(seen) / 4, min(1.0, seen / 5)
 
 
 def _site_rows_py(
@@ -142,17 +202,48 @@ class CombinedRunner:
         self._probabilities = forest.scorer()
         self._threshold = config.combined_threshold
         self._site_df = config.combined_site_df
+        # The compiled scorer decides on rows kept in C (:meth:`_decide_compiled`); else Python lists.
+        self._scorer = getattr(self._probabilities, "__self__", None)
+        if _compiled is None or not isinstance(self._scorer, _compiled.ForestScorer):
+            self._scorer = None
+        # The rows' memory, kept from page to page (a large malloc after a parse costs); a page
+        # decided meanwhile (another thread) takes its own.
+        self._kept_rows: FeatureRows | None = None
+        self._rows_free = threading.Lock()
 
     def run(self, page: ParsedPage) -> Verdict:
-        rows = self._evidence.features(page)
-        sizes = [len(line.text) for line in page.lines]
-        template = decide_page(rows, sizes, self._probabilities, self._threshold, self._site_df)
+        if self._scorer is not None:
+            template = self._decide_compiled(page)
+        else:
+            rows = self._evidence.features(page)
+            sizes = [len(line.text) for line in page.lines]
+            template = decide_page(rows, sizes, self._probabilities, self._threshold, self._site_df)
         template = keep_table_rows_whole(page.lines, template)
         if not template:
             return Verdict(detail="all_content")
         if len(template) == len(page.lines):
             return Verdict(detail="all_template")  # keep the page whole rather than return nothing
         return Verdict(template_lines=template)
+
+    def _decide_compiled(self, page: ParsedPage) -> frozenset[int]:
+        """:func:`decide_page` on the page's :meth:`CombinedEvidence.feature_rows`: the same lines,
+        the rows kept in C from the evidence to the trees (``_site.pyx``)."""
+        kept = self._rows_free.acquire(blocking=False)
+        try:
+            rows = self._evidence.feature_rows(page, self._kept_rows if kept else None)
+            if kept:
+                self._kept_rows = rows
+            site_df = self._site_df
+
+            def decide_at(threshold: float) -> frozenset[int]:
+                unique = threshold - UNIQUE_MARGIN
+                return decide_rows(rows, self._scorer, threshold, unique, site_df, _COLUMNS, _LIMITS)
+
+            first = rows.value(0, _PAGES_SEEN) if len(rows) else None
+            return _decide_page(first, page.lines, decide_at, self._threshold)
+        finally:
+            if kept:
+                self._rows_free.release()
 
 
 def decide_page(
@@ -177,12 +268,25 @@ def decide_page(
     every line went from 58 to 40, F1 unchanged (0.840 micro); dragnet10
     0.923 -> 0.921, c2f and docs within 0.001.
     """
-    if not rows or rows[0][_PAGES_SEEN] > 0:
-        return decide(rows, probabilities, threshold, site_df)
-    template = decide(rows, probabilities, threshold - FIRST_PAGE_MARGIN, site_df)
-    total = sum(sizes)
-    if total and total - sum(sizes[i] for i in template) < COLLAPSE_SHARE * total:
-        template = decide(rows, probabilities, threshold - UNIQUE_MARGIN, site_df)
+    first = rows[0][_PAGES_SEEN] if rows else None
+    return _decide_page(first, sizes, lambda at: decide(rows, probabilities, at, site_df), threshold)
+
+
+def _decide_page(
+    pages_seen: float | None,
+    sizes: Sequence[int] | Sequence[Line],
+    decide_at: Callable[[float], frozenset[int]],
+    threshold: float,
+) -> frozenset[int]:
+    """:func:`decide_page` with ``decide_at(threshold)`` deciding (``pages_seen``: the first
+    row's, ``None`` without rows; ``sizes``: the lines' lengths, or the lines)."""
+    if pages_seen is None or pages_seen > 0:
+        return decide_at(threshold)
+    template = decide_at(threshold - FIRST_PAGE_MARGIN)
+    lengths = [len(x.text) if isinstance(x, Line) else x for x in sizes]
+    total = sum(lengths)
+    if total and total - sum(lengths[i] for i in template) < COLLAPSE_SHARE * total:
+        template = decide_at(threshold - UNIQUE_MARGIN)
     return template
 
 

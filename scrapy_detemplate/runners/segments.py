@@ -11,6 +11,7 @@ from scrapy_detemplate.methods.segments import (
     Segmentation,
     SegmentTable,
     outermost_template_elements,
+    segment_keys,
     segment_lines,
     template_blocks,
     template_lines,
@@ -41,6 +42,7 @@ class SegmentsRunner:
         self._block_ratio = config.segments_block_ratio
         self._expiry = LogisticExpiry(config.segments_tb, config.segments_n, config.segments_r)
         self._sweep_every = config.segments_sweep_every
+        self._known = segment_keys()  # keys of segments already seen: not hashed again
         self._fallback: Runner | None = None
         if config.segments_first_pages != "none":
             from scrapy_detemplate.runners import RUNNERS  # the registry imports this module
@@ -49,14 +51,15 @@ class SegmentsRunner:
             inner = dataclasses.replace(config, segments_first_pages="none")
             self._fallback = RUNNERS[config.segments_first_pages](inner, store)
 
-    def observe(self, page: ParsedPage) -> tuple[Segmentation, dict[str, int], int]:
+    def observe(self, page: ParsedPage, elements: bool = True) -> tuple[Segmentation, dict[str, int], int]:
         """Steps 1, 2 and 4 for one page: its segmentation, each segment's DF
         (this page included) and the site's clock (pages seen).  The combined
-        method reads DFs through this without a verdict."""
+        method reads DFs through this without a verdict (and without the
+        segmentation's ``elements``, :func:`segment_lines`)."""
         state = _state(self._store.get(NAMESPACE, page.site))
         table = SegmentTable(state["table"], state["clock"], sweep_every=self._sweep_every, expiry=self._expiry)
         # 1. page segmentation
-        seg = segment_lines(page.lines)
+        seg = segment_lines(page.lines, elements, self._known)
         # 2. table expansion
         dfs = table.expand(seg.keys)
         # 4. table shrinkage (3, detection, only reads dfs)

@@ -44,7 +44,24 @@ def assert_same(root: etree._Element, lines: list[Line], title: str = "") -> lis
     assert all(type(value) is float for row in fast for value in row)
     assert fast == slow
     assert bits(fast) == bits(slow)
+    assert bits(rows_into(root, lines, title)) == bits(slow)
     return fast  # type: ignore[no-any-return]
+
+
+def rows_into(root: etree._Element, lines: list[Line], title: str, spare: int = 3) -> list[list[float]]:
+    """The rows ``line_features_into`` writes into a C array of doubles (with ``spare`` columns it leaves)."""
+    assert compiled is not None
+    width = len(density.FEATURES) + spare
+    if not lines:  # a memoryview cannot have 0 rows
+        return []
+    out = memoryview(bytearray(8 * len(lines) * width)).cast("d", (len(lines), width))
+    for i in range(len(lines)):
+        for j in range(width):
+            out[i, j] = -7.0  # written over, but the spare columns
+    assert compiled.line_features_into(root, lines, title, out) is True
+    rows = [[out[i, j] for j in range(width)] for i in range(len(lines))]
+    assert all(row[len(density.FEATURES) :] == [-7.0] * spare for row in rows)
+    return [row[: len(density.FEATURES)] for row in rows]
 
 
 def check_page(html: str, title: str | None = None) -> list[list[float]]:
@@ -148,10 +165,26 @@ def test_a_body_at_the_root_and_a_body_inside_the_body_give_the_python_features(
     assert_same(root, visible_lines(root), "story")
 
 
+@needs_compiled
+def test_rows_into_an_array_of_another_shape_are_refused() -> None:
+    assert compiled is not None
+    root = parse_html(f"<html><body><p>{STORY}</p><p>two</p></body></html>")
+    assert root is not None
+    lines = visible_lines(root)
+    width = len(density.FEATURES)
+    for rows, columns in ((1, width), (2, width - 1)):
+        out = memoryview(bytearray(8 * rows * columns)).cast("d", (rows, columns))
+        with pytest.raises(ValueError):
+            compiled.line_features_into(root, lines, "", out)
+
+
 def handed_back(root: etree._Element, lines: list[Line], title: str = "") -> None:
     """The compiled function hands the page back; ``line_features`` gives the Python rows."""
     assert compiled is not None
     assert compiled.line_features(root, lines, title) is None
+    width = len(density.FEATURES)
+    out = memoryview(bytearray(8 * len(lines) * width)).cast("d", (len(lines), width))
+    assert compiled.line_features_into(root, lines, title, out) is False
     assert bits(density.line_features(root, lines, title)) == bits(density._line_features_py(root, lines, title))
 
 

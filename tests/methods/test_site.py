@@ -8,10 +8,12 @@ probabilities (bit-identical floats).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import random
 import shutil
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -98,6 +100,15 @@ def assert_same_segmentation(html: str) -> None:
         assert compiled.block_parents == reference.block_parents
         assert len(compiled.block_elements) == len(reference.block_elements)
         assert all(a is b for a, b in zip(compiled.block_elements, reference.block_elements, strict=True))
+    # Without the blocks' elements (the combined method): the same segmentation, no element made.
+    bare = segments._segment_lines_py(lines, elements=False)
+    assert bare == dataclasses.replace(reference, block_elements=[])
+    assert segments.segment_lines(lines, elements=False) == bare
+    if compiled is not None:
+        assert COMPILED.segment_lines(lines, Segmentation, False) == bare
+        known = COMPILED.SegmentKeys(most=3)  # small: let go of its keys on the way
+        for _ in range(2):  # made, then found
+            assert COMPILED.segment_lines(lines, Segmentation, True, known) == compiled
     assert sandwich.text_line_keys(lines) == sandwich._text_line_keys_py(lines)
 
 
@@ -173,6 +184,25 @@ def test_the_compiled_segmentation_is_the_python_one_on_generated_html(html: str
     assert_same_segmentation(html)
 
 
+@needs_compiled
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=40), st.integers(1, 8))
+def test_kept_segment_keys_are_the_blake2b_of_their_bytes(values: list[bytes], most: int) -> None:
+    known = COMPILED.SegmentKeys(most=most)
+    for data in values + values[::-1]:
+        got = known.hex(data)
+        assert got == hashlib.blake2b(data, digest_size=8).hexdigest()
+        assert len(known) <= most
+        if len(data) <= 256:
+            assert known.hex(data) is got  # kept: the same string again
+
+
+@needs_compiled
+def test_segment_keys_refuse_a_bound_of_nothing() -> None:
+    with pytest.raises(ValueError):
+        COMPILED.SegmentKeys(most=0)
+
+
 # -- table expansion ------------------------------------------------------------------------------
 
 
@@ -186,12 +216,14 @@ def test_the_compiled_expansion_is_the_python_one(pages: list[list[str]], expiry
     shared = LogisticExpiry(*expiry)
     fast = SegmentTable(sweep_every=5, expiry=shared)
     slow = SegmentTable(sweep_every=5, expiry=shared)
+    slow.sweep = slow._sweep_py  # type: ignore[method-assign]  # the Python sweep on this one
     for keys in pages:
         got = fast.expand(keys)
         want = slow.expand(iter(keys))  # not a list: the Python expansion
         assert got == want and fast.entries == slow.entries and fast.clock == slow.clock
         assert list(fast.entries) == list(slow.entries)  # the same insertion order, as a store keeps it
         assert fast.shrink() == slow.shrink()
+        assert list(fast.entries.items()) == list(slow.entries.items())
 
 
 @needs_compiled
@@ -205,6 +237,18 @@ def test_the_compiled_expansion_treats_odd_stored_values_as_python_does() -> Non
         SegmentTable({"a": "oops"}, clock=1).expand(["a"])
     with pytest.raises(TypeError):
         SegmentTable({"a": "oops"}, clock=1).expand(iter(["a"]))
+
+
+@needs_compiled
+def test_the_compiled_sweep_treats_odd_stored_values_as_python_does() -> None:
+    table = {"huge": (1 << 70) | 3, "negative": -5, "old": (1 << 24) | 1, "new": (40 << 24) | 1}
+    fast = SegmentTable(dict(table), clock=40)
+    slow = SegmentTable(dict(table), clock=40)
+    assert fast.sweep() == slow._sweep_py() and fast.entries == slow.entries
+    with pytest.raises(TypeError):
+        SegmentTable({"a": "oops"}, clock=1).sweep()
+    with pytest.raises(TypeError):
+        SegmentTable({"a": "oops"}, clock=1)._sweep_py()
 
 
 # -- site feature rows ------------------------------------------------------------------------------
@@ -333,3 +377,134 @@ def test_a_model_the_c_arrays_do_not_hold_is_scored_in_python() -> None:
     rows = [[0.1], [0.3], [0.9]]
     assert scorer(rows) == [backwards.probability(row) for row in rows]
     assert backwards.probability([0.1]) == 1.0 / (1.0 + math.exp(-1.0))
+
+
+# -- rows in C and the decision on them -------------------------------------------------------------
+
+
+@needs_compiled
+def test_feature_rows_hold_the_rows_as_the_python_lists_do() -> None:
+    rows = COMPILED.FeatureRows(3, 4)
+    assert len(rows) == 3 and rows.tolist() == [[0.0] * 4] * 3
+    rows.set_columns([[1.5, -0.0], [2.0, 3.0], [0.25, 1e300]], 1)
+    assert repr(rows.tolist()) == repr([[0.0, 1.5, -0.0, 0.0], [0.0, 2.0, 3.0, 0.0], [0.0, 0.25, 1e300, 0.0]])
+    view = memoryview(rows)
+    assert (view.shape, view.format, view.c_contiguous) == ((3, 4), "d", True)
+    view[2, 3] = 7.0
+    assert rows.value(2, 3) == 7.0
+    assert bytes(rows) == struct.pack("12d", *(v for row in rows.tolist() for v in row))  # a plain buffer too
+    with pytest.raises(IndexError):
+        rows.value(3, 0)
+    with pytest.raises(ValueError):
+        rows.set_columns([[1.0]] * 3, 4)  # past the last column
+    with pytest.raises(ValueError):
+        rows.set_columns([[1.0]] * 2, 0)  # a row short
+    with pytest.raises(ValueError):
+        rows.site_columns([], [], [], {}, 0, None, 0.0, 0.0, 0)  # five columns from 0 do not fit in 4
+    with pytest.raises(BufferError):
+        rows.reshape(2)  # a view is out
+    del view
+    for count in (2, 0, 5000, 1):  # fewer, none, many (past what is kept), few again: fresh rows each time
+        rows.reshape(count)
+        assert len(rows) == count and rows.tolist() == [[0.0] * 4] * count
+        if count:
+            rows.set_columns([[float(i)] * 4 for i in range(count)], 0)
+            assert rows.value(count - 1, 3) == float(count - 1)
+    with pytest.raises(ValueError):
+        rows.reshape(-1)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(1, 300), st.integers(0, 30)), max_size=40),
+    st.integers(0, 40),
+    st.one_of(st.none(), st.lists(st.integers(0, 5), max_size=6, unique=True)),
+)
+def test_the_site_columns_are_the_site_rows(
+    segs: list[tuple[int, int, int]], seen: int, matched: list[int] | None
+) -> None:
+    count = 6
+    keys = [f"k{k}" for k, _, _ in segs]
+    dfs = {f"k{k}": df for k, _, df in segs if df}
+    lengths, lines = [n for _, n, _ in segs], [k for k, _, _ in segs]
+    window = min(seen, combined.DF_WINDOW)
+    log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
+    rows = COMPILED.FeatureRows(count, 8)
+    rows.site_columns(keys, lengths, lines, dfs, window, matched, log_seen, warm, 2)
+    want = COMPILED.site_rows(keys, lengths, lines, dfs, count, window, matched, log_seen, warm)
+    assert repr([row[2:7] for row in rows.tolist()]) == repr(want)
+    assert all(row[:2] == [0.0, 0.0] and row[7] == 0.0 for row in rows.tolist())
+
+
+#: Values the rules of ``combined.decide`` compare against (and some around them).
+RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29, 0.3, 0.9, 0.95, math.nan,
+                               math.log1p(3), math.log1p(3) / 4, 0.4, 3.0])  # fmt: skip
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(RULE_VALUES, min_size=7, max_size=7), max_size=30),
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+    st.integers(0, 2**32),
+    st.sampled_from([0.9, 2.0, 0.5]),
+)
+def test_the_compiled_decision_is_decide_on_the_same_rows(
+    rules: list[list[float]], thresholds: list[float], seed: int, site_df: float
+) -> None:
+    model = load_forest()
+    scorer = model.scorer()
+    compiled_scorer: Any = getattr(scorer, "__self__", None)
+    rng = random.Random(seed)
+    rows = []
+    for values in rules:
+        row = [rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 30)]) for _ in model.features]
+        for column, value in zip(combined._COLUMNS, values, strict=True):
+            row[column] = value
+        rows.append(row)
+    table = COMPILED.FeatureRows(3, len(model.features))
+    table.set_columns([[1.0] * len(model.features)] * 3, 0)
+    COMPILED.decide_rows(table, compiled_scorer, 0.45, 0.25, site_df, combined._COLUMNS, combined._LIMITS)
+    table.reshape(len(rows))  # an earlier page's rows and probabilities are forgotten
+    table.set_columns(rows, 0)
+
+    def decide_at(threshold: float) -> frozenset[int]:
+        unique = threshold - combined.UNIQUE_MARGIN
+        return COMPILED.decide_rows(  # type: ignore[no-any-return]
+            table, compiled_scorer, threshold, unique, site_df, combined._COLUMNS, combined._LIMITS
+        )
+
+    # One table asked again with other thresholds, as on a site's first page: its probabilities are kept.
+    for threshold in thresholds:
+        assert decide_at(threshold) == combined.decide(rows, scorer, threshold, site_df)
+    sizes = [rng.randrange(1, 200) for _ in rows]
+    first = table.value(0, combined._PAGES_SEEN) if rows else None
+    want = combined.decide_page(rows, sizes, scorer, 0.45, site_df)
+    assert combined._decide_page(first, sizes, decide_at, 0.45) == want
+
+
+@needs_compiled
+def test_the_compiled_decision_refuses_rows_of_another_width() -> None:
+    scorer: Any = load_forest().scorer()
+    with pytest.raises(ValueError):
+        COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, 0.45, 0.25, 0.9, combined._COLUMNS,
+                             combined._LIMITS)  # fmt: skip
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=12, deadline=None)
+@given(st.lists(_html(), min_size=2, max_size=8))
+def test_feature_rows_are_the_python_features_page_after_page(bodies: list[str]) -> None:
+    config = DetemplateConfig()
+    fast = CombinedEvidence(config, memory_store(config))
+    with python_only():
+        slow = CombinedEvidence(config, memory_store(config))
+    kept = None
+    for n, html in enumerate(bodies + bodies):
+        url = f"https://example.com/docs/page{n % 3}.html"
+        pages = [ParsedPage.of(url, html, parse_html(html), config) for _ in range(2)]
+        kept = fast.feature_rows(pages[0], kept if n % 2 else None)  # new rows, or the last page's again
+        with python_only():
+            want = slow.features(pages[1])
+        assert repr(kept.tolist()) == repr(want)  # bit-identical floats
