@@ -10,6 +10,7 @@ result that says why.
 from __future__ import annotations
 
 import copy
+import gc
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -158,7 +159,19 @@ class Detemplater:
                 return self._passthrough(url, "bad_type", 0)
             if not (body is None or isinstance(body, (bytes, str))):
                 return self._passthrough(url, "bad_type", 0)
-            return self._process(url, body, content_type, tree, mark)
+            # The call makes and frees thousands of small objects (line pieces, proxies, rows) and
+            # leaves no cycle behind: with the cyclic collector on, their peak would start
+            # collections that walk the whole process's heap, Scrapy's included (in a crawl of
+            # the demo site, 0.4 ms of CPU per response, twice the call itself).  Off during the
+            # call; left as it was found (a caller's, or another thread's, gc.disable() stands).
+            collecting = gc.isenabled()
+            if collecting:
+                gc.disable()
+            try:
+                return self._process(url, body, content_type, tree, mark)
+            finally:
+                if collecting:
+                    gc.enable()
         except Exception:  # never let one page break a crawl
             self._warn_once("error", url, exc_info=True)
             return CleanResult(url, "passthrough", self.runner.name, "error", bytes_in=_size(body))

@@ -445,3 +445,36 @@ def test_a_control_character_after_removed_template_does_not_break_removal(contr
     result = run(engine, "http://ex.com/a/2", html.format("two"))
     assert (result.status, result.reason) == ("cleaned", "")
     assert "menu" not in result.text and "two" in result.text
+
+
+def test_the_cyclic_collector_is_off_during_a_call_and_left_as_it_was_found(page):
+    import gc
+
+    seen: list[bool] = []
+    engine = Detemplater(DetemplateConfig(method="none"))
+    original = engine._process
+    engine._process = lambda *a: seen.append(gc.isenabled()) or original(*a)  # type: ignore[method-assign]
+    assert gc.isenabled()
+    run(engine, "http://ex.com/a/1", page.format(title="One", body="First"))
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        run(engine, "http://ex.com/a/2", page.format(title="Two", body="Second"))
+        assert not gc.isenabled()  # a caller's gc.disable() stands
+    finally:
+        gc.enable()
+
+
+def test_the_default_leaves_no_reference_cycle_for_the_collector(page):
+    # Why the collector may be off during a call: what a call makes is freed by reference counting.
+    import gc
+
+    engine = Detemplater(DetemplateConfig(markdown=True, html=True))
+    gc.collect()
+    gc.disable()
+    try:
+        for i in range(12):
+            run(engine, f"http://ex.com/news/{i}", page.format(title=f"Title {i}", body=f"Story number {i} " * 20))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
