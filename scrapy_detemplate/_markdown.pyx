@@ -35,7 +35,7 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
-from scrapy_detemplate._nodes cimport Buf, grow, put, space, text_or_skip
+from scrapy_detemplate._nodes cimport Buf, cstrlen, grow, put, put_run, space, text_or_skip
 
 cetree.import_lxml__etree()
 
@@ -139,11 +139,6 @@ cdef int _classify(str tag) except -1:
 
 # -- text as lxml reads it, on libxml2's UTF-8 ------------------------------------------------------
 
-cdef inline Py_ssize_t _strlen(const unsigned char* s) noexcept nogil:
-    cdef Py_ssize_t n = 0
-    while s[n]:
-        n += 1
-    return n
 
 
 cdef inline xmlNode* _next_item(xmlNode* c) noexcept nogil:
@@ -187,14 +182,6 @@ cdef bint _all_space(const unsigned char* s, Py_ssize_t n) noexcept nogil:
     return True
 
 
-cdef inline int _put_run(Buf* b, xmlNode* c) except -1:
-    """Append the text of the run of text nodes from ``c`` (``.text`` or ``.tail`` as lxml reads them)."""
-    c = text_or_skip(c)
-    while c is not NULL:
-        if c.content is not NULL:
-            put(b, <const unsigned char*> c.content, _strlen(<const unsigned char*> c.content))
-        c = text_or_skip(c.next)
-    return 0
 
 
 # -- what the compiled walk can read ---------------------------------------------------------------
@@ -263,7 +250,7 @@ cdef class Walk:
             if self.names[h] == <const void*> c.name:
                 return self.kinds[h]
             h = (h + 1) & (_CACHE - 1)
-        k = _classify(PyUnicode_DecodeUTF8(<const char*> c.name, _strlen(<const unsigned char*> c.name), NULL))
+        k = _classify(PyUnicode_DecodeUTF8(<const char*> c.name, cstrlen(<const unsigned char*> c.name), NULL))
         if self.used < _CACHE // 2:
             self.names[h], self.kinds[h] = <const void*> c.name, k
             self.used += 1
@@ -286,10 +273,10 @@ cdef class Walk:
             if c.content is NULL:
                 return None
             s = <const unsigned char*> c.content
-            n = _strlen(s)
+            n = cstrlen(s)
         else:
             self.text.len = 0
-            _put_run(&self.text, c)
+            put_run(&self.text, c)
             s, n = self.text.data, self.text.len
         if n == 0 or (not blank_too and _all_space(s, n)):
             return None
@@ -725,13 +712,13 @@ cdef class Walk:
         cdef Py_ssize_t last = -1  # where the last part starts
         b.len = 0
         if _next_item(el.children) is NULL:  # el.text
-            _put_run(b, el.children)
+            put_run(b, el.children)
         elif not _has_below(self, el, True):  # lxml's text serialisation: every text node below
             c = el.children
             while c is not NULL:
                 if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
                     if c.content is not NULL:
-                        put(b, <const unsigned char*> c.content, _strlen(<const unsigned char*> c.content))
+                        put(b, <const unsigned char*> c.content, cstrlen(<const unsigned char*> c.content))
                 elif c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
                     c = c.children
                     continue
@@ -751,7 +738,7 @@ cdef class Walk:
                             put(b, &sep, 1)
                         if _text_run_not_empty(c.children):
                             last = b.len
-                            _put_run(b, c.children)
+                            put_run(b, c.children)
                         child = _next_item(c.children)
                         if child is not NULL:
                             c = child
@@ -768,7 +755,7 @@ cdef class Walk:
                     break
                 if _text_run_not_empty(c.next):
                     last = b.len
-                    _put_run(b, c.next)
+                    put_run(b, c.next)
                 child = _next_item(c.next)
                 if child is not NULL:
                     c, entering = child, True
@@ -906,7 +893,7 @@ cdef bint _visible(Walk walk, xmlNode* el) except -1:
     while c is not NULL:
         if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
             if c.content is not NULL and not _all_space(<const unsigned char*> c.content,
-                                                         _strlen(<const unsigned char*> c.content)):
+                                                         cstrlen(<const unsigned char*> c.content)):
                 return True
         elif c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
             c = c.children
@@ -924,7 +911,7 @@ cdef bint _run_shows(xmlNode* c) noexcept nogil:
     c = text_or_skip(c)
     while c is not NULL:
         if c.content is not NULL and not _all_space(<const unsigned char*> c.content,
-                                                     _strlen(<const unsigned char*> c.content)):
+                                                     cstrlen(<const unsigned char*> c.content)):
             return True
         c = text_or_skip(c.next)
     return False
@@ -944,7 +931,7 @@ cdef object _attr(Walk walk, xmlNode* c, const char* name):
             if t is NULL:
                 return ""
             if t.next is NULL and t.type == tree.XML_TEXT_NODE and t.content is not NULL:
-                return PyUnicode_DecodeUTF8(<const char*> t.content, _strlen(<const unsigned char*> t.content), NULL)
+                return PyUnicode_DecodeUTF8(<const char*> t.content, cstrlen(<const unsigned char*> t.content), NULL)
             return walk.proxy(c).get(name.decode())  # a value of several nodes: as lxml joins them
         a = a.next
     return None

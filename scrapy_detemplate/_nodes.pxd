@@ -84,3 +84,22 @@ cdef inline int put(Buf* b, const unsigned char* s, Py_ssize_t n) except -1:
     memcpy(b.data + b.len, s, n)
     b.len += n
     return 0
+
+
+cdef inline Py_ssize_t cstrlen(const unsigned char* s) noexcept nogil:
+    """The length of a NUL-terminated string (libxml2's names and texts)."""
+    cdef Py_ssize_t n = 0
+    while s[n]:
+        n += 1
+    return n
+
+
+cdef inline int put_run(Buf* b, xmlNode* c) except -1:
+    """Append the text of the run of text nodes from ``c`` (``.text`` or ``.tail`` as lxml reads
+    them; UTF-8, as libxml2 holds it)."""
+    c = text_or_skip(c)
+    while c is not NULL:
+        if c.content is not NULL:
+            put(b, <const unsigned char*> c.content, cstrlen(<const unsigned char*> c.content))
+        c = text_or_skip(c.next)
+    return 0

@@ -26,7 +26,7 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
-from scrapy_detemplate._nodes cimport Buf, grow, is_text, put, reserve, space, text_or_skip
+from scrapy_detemplate._nodes cimport Buf, cstrlen, grow, is_text, put, put_run, reserve, space, text_or_skip
 
 cetree.import_lxml__etree()
 
@@ -59,11 +59,6 @@ cdef int _init() except -1:
     return 0
 
 
-cdef inline Py_ssize_t _strlen(const unsigned char* s) noexcept nogil:
-    cdef Py_ssize_t n = 0
-    while s[n]:
-        n += 1
-    return n
 
 
 # -- text as lxml reads it --------------------------------------------------------------------------
@@ -78,14 +73,6 @@ cdef inline bint _has_text(xmlNode* c) noexcept nogil:
     return False
 
 
-cdef inline int _put_text(Buf* b, xmlNode* c) except -1:
-    """Append the text of the run of text nodes from ``c`` (UTF-8, as libxml2 holds it)."""
-    c = text_or_skip(c)
-    while c is not NULL:
-        if c.content is not NULL:
-            put(b, <const unsigned char*> c.content, _strlen(<const unsigned char*> c.content))
-        c = text_or_skip(c.next)
-    return 0
 
 
 cdef Py_ssize_t _collapse(const unsigned char* s, Py_ssize_t n, unsigned char* out) noexcept nogil:
@@ -129,7 +116,7 @@ cdef struct Kinds:
 
 
 cdef int _kind_of_name(const unsigned char* name) except -1:
-    tag = PyUnicode_DecodeUTF8(<const char*> name, _strlen(name), NULL)
+    tag = PyUnicode_DecodeUTF8(<const char*> name, cstrlen(name), NULL)
     if tag in _SKIP_TAGS:
         return _SKIPPED
     if tag == "br":
@@ -200,7 +187,7 @@ cdef class _Lines:
         if not self.count:
             self.start.len = 0
             put(&self.start, self.path.data, self.path.len)
-        _put_text(&self.raw, el.next if is_tail else el.children)
+        put_run(&self.raw, el.next if is_tail else el.children)
         if self.count == self.cap:
             self.cap = self.cap * 2 if self.cap else 64
             self.slots = <Slot*> grow(self.slots, self.cap * sizeof(Slot))
@@ -274,7 +261,7 @@ cdef object _walk_lines(cetree._Element body):
                     depth += 1
                     if walk.path.len:
                         put(&walk.path, <const unsigned char*> b"/", 1)
-                    put(&walk.path, <const unsigned char*> c.name, _strlen(<const unsigned char*> c.name))
+                    put(&walk.path, <const unsigned char*> c.name, cstrlen(<const unsigned char*> c.name))
                     if _has_text(c.children):
                         walk.piece(c, False)
                     child = _next_item(c.children)
