@@ -35,7 +35,9 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
-from scrapy_detemplate._nodes cimport Buf, cstrlen, grow, put, put_run, space, text_or_skip
+from scrapy_detemplate._nodes cimport (
+    Buf, cstrlen, grow, next_outside, parent_element, put, put_run, space, text_or_skip,
+)
 
 cetree.import_lxml__etree()
 
@@ -593,11 +595,7 @@ cdef class Walk:
                 if c.children is not NULL:
                     c = c.children
                     continue
-            while c is not el and c.next is NULL:
-                c = c.parent
-            if c is el:
-                break
-            c = c.next
+            c = next_outside(c, el)
         return True
 
     cdef list _grid(self, _Cells rows, int depth):
@@ -722,11 +720,7 @@ cdef class Walk:
                 elif c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
                     c = c.children
                     continue
-                while c is not el and c.next is NULL:
-                    c = c.parent
-                if c is el:
-                    break
-                c = c.next
+                c = next_outside(c, el)
         else:  # the iterative walk of _text_of
             c = el
             while True:
@@ -789,11 +783,7 @@ cdef bint _has_below(Walk walk, xmlNode* el, bint breaks) except -1:
             if c.children is not NULL:
                 c = c.children
                 continue
-        while c is not el and c.next is NULL:
-            c = c.parent
-        if c is el:
-            return False
-        c = c.next
+        c = next_outside(c, el)
     return False
 
 
@@ -898,11 +888,7 @@ cdef bint _visible(Walk walk, xmlNode* el) except -1:
         elif c.type == tree.XML_ELEMENT_NODE and c.children is not NULL:
             c = c.children
             continue
-        while c is not el and c.next is NULL:
-            c = c.parent
-        if c is el:
-            break
-        c = c.next
+        c = next_outside(c, el)
     return False
 
 
@@ -1085,11 +1071,11 @@ cdef str _language(Walk walk, xmlNode* pre):
     if c is not NULL and _named(c, b"code"):
         candidates[count] = c
         count += 1
-    c = _parent_element(pre)
+    c = parent_element(pre)
     if c is not NULL:
         candidates[count] = c
         count += 1
-        c = _parent_element(c)
+        c = parent_element(c)
         if c is not NULL:
             candidates[count] = c
             count += 1
@@ -1103,14 +1089,6 @@ cdef str _language(Walk walk, xmlNode* pre):
     return ""
 
 
-cdef inline xmlNode* _parent_element(xmlNode* c) noexcept nogil:
-    """lxml's ``getparent()``: the parent when it is an element (lxml's ``_isElement``), else NULL."""
-    if c is NULL or not cetree._isElement(c):
-        return NULL
-    c = c.parent
-    if c is NULL or not cetree._isElement(c):
-        return NULL
-    return c
 
 
 cdef inline bint _edge(Py_UCS4 c) noexcept:

@@ -9,6 +9,7 @@ growable C memory that raises ``MemoryError`` instead of returning NULL.
 from libc.stdlib cimport realloc
 from libc.string cimport memcpy
 
+cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
@@ -103,3 +104,21 @@ cdef inline int put_run(Buf* b, xmlNode* c) except -1:
             put(b, <const unsigned char*> c.content, cstrlen(<const unsigned char*> c.content))
         c = text_or_skip(c.next)
     return 0
+
+
+cdef inline xmlNode* next_outside(xmlNode* c, xmlNode* top) noexcept nogil:
+    """The node after ``c`` and all below it in document order, or NULL past ``top``'s last
+    descendant: a pre-order walk below ``top`` steps down with ``c.children``, on with this."""
+    while c is not top and c.next is NULL:
+        c = c.parent
+    return NULL if c is top else c.next
+
+
+cdef inline xmlNode* parent_element(xmlNode* c) noexcept nogil:
+    """lxml's ``getparent()``: the parent when it is an element (lxml's ``_isElement``), else NULL."""
+    if c is NULL or not cetree._isElement(c):
+        return NULL
+    c = c.parent
+    if c is NULL or not cetree._isElement(c):
+        return NULL
+    return c

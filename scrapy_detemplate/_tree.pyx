@@ -26,7 +26,9 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
-from scrapy_detemplate._nodes cimport Buf, cstrlen, grow, is_text, put, put_run, reserve, space, text_or_skip
+from scrapy_detemplate._nodes cimport (
+    Buf, cstrlen, grow, is_text, parent_element, put, put_run, reserve, space, text_or_skip,
+)
 
 cetree.import_lxml__etree()
 
@@ -397,14 +399,6 @@ cdef inline size_t _hash(xmlNode* node) noexcept nogil:
     return (h >> 4) ^ (h >> 13)
 
 
-cdef inline xmlNode* _parent_element(xmlNode* c) noexcept nogil:
-    """lxml's ``getparent()``: the parent when it is an element (lxml's ``_isElement``), else NULL."""
-    if c is NULL or not cetree._isElement(c):
-        return NULL
-    c = c.parent
-    if c is NULL or not cetree._isElement(c):
-        return NULL
-    return c
 
 
 def removal(cetree._Element body, list lines, template_lines, template_elements):
@@ -439,7 +433,7 @@ def removal(cetree._Element body, list lines, template_lines, template_elements)
                 item, is_tail = slot
                 el = <cetree._Element?> item
                 tail = bool(is_tail)
-                owner = _parent_element(el._c_node) if tail else el._c_node
+                owner = parent_element(el._c_node) if tail else el._c_node
                 if owner is NULL:
                     continue
                 at = index.find(owner)
@@ -456,7 +450,7 @@ def removal(cetree._Element body, list lines, template_lines, template_elements)
             if at < 0:
                 continue
             forced[at] = 1
-            if at and _parent_element(el._c_node) is not NULL:
+            if at and parent_element(el._c_node) is not NULL:
                 removed[at] += 1 + kept[at]
                 kept[at] = 0
         # Post-order totals: backwards, descendants come before their ancestors.
@@ -521,7 +515,7 @@ cdef xmlNode* _line_owner(line) except? NULL:
         return NULL
     item, is_tail = slots[0]
     el = <cetree._Element?> item
-    return _parent_element(el._c_node) if is_tail else el._c_node
+    return parent_element(el._c_node) if is_tail else el._c_node
 
 
 cdef bint _namespaced(xmlNode* c) noexcept:
@@ -562,11 +556,11 @@ def keep_table_rows_whole(list lines, template, Py_ssize_t row_lines, python):
         if _namespaced(node):
             return python(lines, template)
         if not _row_stop(node):
-            node = _parent_element(node)
+            node = parent_element(node)
             while node is not NULL and not _row_stop(node):
                 if _namespaced(node):
                     return python(lines, template)
-                node = _parent_element(node)
+                node = parent_element(node)
         if node is not NULL and _named(node, "tr"):
             if doc is None:
                 doc = (<cetree._Element> line.slots[0][0])._doc
