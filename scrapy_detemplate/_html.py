@@ -170,20 +170,22 @@ def deeper_than(root: etree._Element, depth: int) -> bool:
     return bool(root.xpath(f"boolean(//*[count(ancestor::*) >= {int(depth) - 1}])"))
 
 
-def tree_size_and_depth(root: etree._Element) -> tuple[int, int]:
-    """What the engine checks before it walks a tree, in one walk: ``(nodes, levels)``.
+def tree_size_and_depth(root: etree._Element) -> tuple[int, int, int]:
+    """What the engine checks before it walks a tree, in one walk: ``(nodes, levels, noscripts)``.
 
     ``nodes`` is :func:`count_nodes`; ``levels`` is the most elements nested in
     the tree (``<html>`` alone is 1), so ``deeper_than(root, depth)`` is
-    ``levels >= depth`` (for ``depth`` >= 1).  Both are of ``root``'s whole
-    document, as the XPath of those two reads it.  Compiled when it can be.
+    ``levels >= depth`` (for ``depth`` >= 1); ``noscripts`` counts the
+    ``<noscript>`` elements (none: :func:`reveal_noscript` has nothing to look
+    at).  All are of ``root``'s whole document, as the XPath of the first two
+    reads it.  Compiled when it can be.
     """
     if _tree is not None:
         return _tree.tree_size_and_depth(root)  # type: ignore[no-any-return]
     return _tree_size_and_depth_py(root)
 
 
-def _tree_size_and_depth_py(root: etree._Element) -> tuple[int, int]:
+def _tree_size_and_depth_py(root: etree._Element) -> tuple[int, int, int]:
     """:func:`tree_size_and_depth` in Python (the reference of the compiled one)."""
     top = root.getroottree().getroot()
     levels = 0
@@ -193,7 +195,7 @@ def _tree_size_and_depth_py(root: etree._Element) -> tuple[int, int]:
         if level > levels:
             levels = level
         stack.extend((child, level + 1) for child in el.iterchildren(etree.Element))
-    return count_nodes(root), levels
+    return count_nodes(root), levels, sum(1 for _ in top.iter("noscript"))
 
 
 def find_body(root: etree._Element) -> etree._Element | None:

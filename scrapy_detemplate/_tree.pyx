@@ -296,15 +296,17 @@ cdef object _walk_lines(cetree._Element body):
 
 def tree_size_and_depth(cetree._Element root):
     """:func:`scrapy_detemplate._html.tree_size_and_depth`: the nodes of ``root``'s document that
-    ``count_nodes`` counts (elements, comments, processing instructions) and the most elements
-    nested in it, in one walk."""
+    ``count_nodes`` counts (elements, comments, processing instructions), the most elements
+    nested in it and its ``<noscript>`` elements, in one walk."""
     cdef xmlNode* c = (<xmlNode*> root._c_node.doc).children
-    cdef Py_ssize_t count = 0, level = 1, deepest = 0
+    cdef Py_ssize_t count = 0, level = 1, deepest = 0, noscripts = 0
     while c is not NULL:
         if c.type == tree.XML_ELEMENT_NODE:
             count += 1
             if level > deepest:
                 deepest = level
+            if c.name[0] == b"n" and _named(c, "noscript"):
+                noscripts += 1
             if c.children is not NULL:
                 c = c.children
                 level += 1
@@ -315,9 +317,9 @@ def tree_size_and_depth(cetree._Element root):
             c = c.parent
             level -= 1
             if level == 0 or c is NULL:
-                return count, deepest
+                return count, deepest, noscripts
         c = c.next
-    return count, deepest
+    return count, deepest, noscripts
 
 
 # -- removal ----------------------------------------------------------------------------------------

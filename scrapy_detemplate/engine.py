@@ -201,13 +201,14 @@ class Detemplater:
             tree = parse_html(html)
             if tree is None:
                 return self._passthrough(url, "empty", bytes_in)
-        nodes, levels = tree_size_and_depth(tree)  # count_nodes and deeper_than in one walk
+        nodes, levels, noscripts = tree_size_and_depth(tree)  # count_nodes and deeper_than in one walk
         if nodes > cfg.max_nodes:
             return self._passthrough(url, "too_large", bytes_in)
         if levels >= cfg.max_depth:
             return self._passthrough(url, "too_deep", bytes_in)
         root = tree if owned else copy.deepcopy(tree)
-        reveal_noscript(root)  # a page that lives in <noscript> is read as a crawler is served it
+        if noscripts:  # a page that lives in <noscript> is read as a crawler is served it
+            reveal_noscript(root)
         if not html:
             html = lxml.html.tostring(root, encoding="unicode")
         page = ParsedPage.of(url, html, root, cfg)

@@ -189,8 +189,9 @@ def test_compiled_lines_equal_the_python_ones_on_random_html(html: str) -> None:
 
 def assert_same_checks(root: etree._Element) -> None:
     assert compiled is not None
-    nodes, levels = compiled.tree_size_and_depth(root)
-    assert (nodes, levels) == _html._tree_size_and_depth_py(root)
+    nodes, levels, noscripts = compiled.tree_size_and_depth(root)
+    assert (nodes, levels, noscripts) == _html._tree_size_and_depth_py(root)
+    assert noscripts == int(root.xpath("count(//noscript)"))
     assert nodes == count_nodes(root)
     assert not deeper_than(root, levels + 1)
     if levels:
@@ -213,7 +214,17 @@ def test_compiled_size_and_depth_count_comments_and_pis_and_not_text_or_the_doct
     assert compiled is not None
     root = parse_html("<!DOCTYPE html><!-- a --><html><body><p>x<!-- b --><?pi y?></p>text</body></html>")
     assert root is not None
-    assert compiled.tree_size_and_depth(root) == (6, 3)  # html, body, p, two comments, one PI
+    assert compiled.tree_size_and_depth(root) == (6, 3, 0)  # html, body, p, two comments, one PI; no noscript
+    assert_same_checks(root)
+
+
+@needs_compiled
+def test_compiled_size_and_depth_count_every_noscript_and_no_other_element() -> None:
+    assert compiled is not None
+    html = "<html><body><nav>n</nav><noscript><p>a</p><noscript>b</noscript></noscript><noscriptx/></body></html>"
+    root = parse_html(html)
+    assert root is not None
+    assert compiled.tree_size_and_depth(root)[2] == 2
     assert_same_checks(root)
 
 
