@@ -39,8 +39,10 @@ BLOCK_TAGS = frozenset(
 _EARLY_END = re.compile(r"</\s*(?:body|html)\s*>", re.IGNORECASE)
 # lxml refuses str input that carries an XML encoding declaration.
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.IGNORECASE)
-#: libxml2's HTML parser with lxml's defaults, without lxml.html's element classes.
-_PARSER = etree.HTMLParser()
+#: libxml2's HTML parser with lxml's defaults, without lxml.html's element classes, and
+#: without a table of ``id`` attributes (nothing here looks an element up by its id; filling
+#: it is about a twentieth of a parse on documentation pages, whose headings all have one).
+_PARSER = etree.HTMLParser(collect_ids=False)
 _WS = re.compile(r"\s+")
 
 

@@ -210,7 +210,9 @@ cdef class _Lines:
             slots = [None] * self.count
             for i in range(self.count):
                 slots[i] = (cetree.elementFactory(self.doc, self.slots[i].node), self.slots[i].is_tail)
-            self.lines.append(_Line(text, path, slots))
+            line = _Line.__new__(_Line)  # the dataclass's fields, without its Python __init__ frame
+            line.text, line.path, line.slots = text, path, slots
+            self.lines.append(line)
         self.count = 0
         self.raw.len = 0
         return 0

@@ -254,7 +254,7 @@ class Detemplater:
 
     def _render(self, page: ParsedPage, verdict: Verdict, bytes_in: int, mark: bool = False) -> CleanResult:
         original_lines = [line.text for line in page.lines]
-        chars_total = sum(len(t) for t in original_lines)
+        chars_total = sum(map(len, original_lines))
         method = verdict.method or self.runner.name
         renders_html = self.config.renders_html or mark
         if not verdict.removes_something:
@@ -278,8 +278,9 @@ class Detemplater:
         # else: whole lines go and only the text is wanted: the tree is left as it is.
         if whole_lines:
             # Whole lines were removed: the rest is the text, line breaks as they were.
-            removed = [t for i, t in enumerate(original_lines) if i in verdict.template_lines]
-            clean_lines = [t for i, t in enumerate(original_lines) if i not in verdict.template_lines]
+            template = verdict.template_lines
+            removed = [original_lines[i] for i in sorted(template) if 0 <= i < len(original_lines)]
+            clean_lines = [t for i, t in enumerate(original_lines) if i not in template]
         else:
             assert root is not None
             clean_lines = [line.text for line in visible_lines(root)]
@@ -299,7 +300,7 @@ class Detemplater:
             html=html,
             template_lines=tuple(removed),
             chars_total=chars_total,
-            chars_removed=chars_total - sum(len(t) for t in clean_lines),
+            chars_removed=chars_total - sum(map(len, clean_lines)),
             bytes_in=bytes_in,
             bytes_removed=max(0, bytes_in - len(html.encode("utf-8"))) if renders_html else 0,
             marked_html=marked,
