@@ -1,6 +1,6 @@
 """Cost of every method per page, and a real crawl's throughput with and without the add-on.
 
-    .venv/bin/python bench/bench_all.py [--corpus ../shared/corpus] [--pages N] [--crawl-pages N]
+    .venv/bin/python bench/bench_all.py [--corpus ../shared/corpus] [--pages N] [--default-pages N] [--crawl-pages N]
                                         [--rounds 3] [--concurrency N] [--out bench/results/bench_all.txt]
 
 One run, one process for part 1, fresh ``scrapy crawl`` processes for part 2:
@@ -21,7 +21,14 @@ One run, one process for part 1, fresh ``scrapy crawl`` processes for part 2:
    Reported per corpus and method: pages, median ms, and the median and 90th
    percentile of the per-page ratios step/parse and engine/parse.  Where a
    method's work depends on how much of the site it has seen, its pages are
-   also split by phase (see :data:`PHASES`; printed with the table).
+   also split by phase (see :data:`PHASES`; printed with the table).  The
+   wrapper's own bookkeeping (a few microseconds) is taken off the engine time.
+
+   **Part 1b, the default method on every page** (at most ``--default-pages`` per
+   corpus; all by default): the same measure for the default method alone, on
+   all of a corpus's sites rather than the first few that ``--pages`` holds, a
+   site's first :data:`LEARNING` pages (learning) apart from its later ones
+   (steady: its template learned).
 
    **Markdown** (``docs`` and ``c2f``): a fresh engine with the default method
    and ``DETEMPLATE_MARKDOWN`` on takes each corpus's pages in order; per page
@@ -44,7 +51,8 @@ One run, one process for part 1, fresh ``scrapy crawl`` processes for part 2:
    add-on, and checks that the add-on's items carry ``content`` and the others not.
 
 Both tables are printed and written to ``--out``.  ``--crawl-pages 0`` skips
-part 2; ``--pages 0`` skips part 1; ``--only markdown`` runs the Markdown rows alone.
+part 2; ``--pages 0`` skips part 1 (1b too); ``--default-pages 0`` skips part 1b;
+``--only markdown`` runs the Markdown rows alone.
 """
 
 from __future__ import annotations
@@ -77,8 +85,6 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import CorpusPage, read_manifest
 from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
-from scrapy_detemplate.runners.sandwich import NAMESPACE as SANDWICH_NAMESPACE
-from scrapy_detemplate.store import StateStore
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -89,6 +95,13 @@ HEADERS = {"Content-Type": "text/html"}
 #: The floor first, then the registry's order.
 METHODS = ("none", *(name for name in RUNNERS if name != "none"))
 
+#: The method a project gets without setting one.
+DEFAULT_METHOD = DetemplateConfig().method
+
+#: A site's pages that count as learning for the default method: the DF evidence is fully weighed
+#: from the 6th page on (``site_df_when_warm``), and the new-text rule applies from the 4th.
+LEARNING = 5
+
 #: What each phase of a method means; methods not listed do the same work on every page.
 PHASES = {
     ("sandwich", "cold"): "first page of its URL directory: line keys only, no peer to compare",
@@ -97,8 +110,8 @@ PHASES = {
     ("segments", "warm"): "table update + template detection",
     ("rtdm", "learn"): "a FindTemplate sample (the meanwhile Sandwich cleans it; the last one also applies)",
     ("rtdm", "apply"): "a learned template located in the page",
-    ("combined", "cold"): "no Sandwich peer in its directory yet (no LCS feature to compute)",
-    ("combined", "warm"): "all features, LCS with the directory peer included",
+    ("combined", "learning"): f"one of its site's first {LEARNING} pages (its DF evidence not yet fully weighed)",
+    ("combined", "steady"): "a later page of its site: the site's template learned",
 }
 
 
@@ -106,23 +119,28 @@ PHASES = {
 
 
 class TimedRunner:
-    """The engine's runner, timed: the nanoseconds and the phase of its last ``run``."""
+    """The engine's runner, timed: the nanoseconds and the phase of its last ``run``, and
+    the nanoseconds of its own bookkeeping (``own_ns``, taken off the engine call's time)."""
 
-    def __init__(self, method: str, runner: Runner, store: StateStore) -> None:
+    def __init__(self, method: str, runner: Runner) -> None:
         self.method = method
         self.inner = runner
         self.name = runner.name
-        self._store = store
         self.ns: int | None = None
+        self.own_ns = 0
         self.phase = ""
+        self._site_pages: dict[str, int] = {}
 
     def run(self, page: ParsedPage) -> Verdict:
-        had_peer = self.method == "combined" and self._store.get(SANDWICH_NAMESPACE, page.directory) is not None
+        entered = time.perf_counter_ns()
+        seen = self._site_pages.get(page.site, 0)
+        self._site_pages[page.site] = seen + 1
         learned = self._learned()
         start = time.perf_counter_ns()
         verdict = self.inner.run(page)
         self.ns = time.perf_counter_ns() - start
-        self.phase = phase_of(self.method, verdict, self._learned() > learned, had_peer)
+        self.phase = phase_of(self.method, verdict, self._learned() > learned, seen)
+        self.own_ns = time.perf_counter_ns() - entered - self.ns
         return verdict
 
     def _learned(self) -> int:
@@ -130,7 +148,7 @@ class TimedRunner:
         return int(counts.get("learned", 0)) if isinstance(counts, dict) else 0
 
 
-def phase_of(method: str, verdict: Verdict, learned: bool, had_peer: bool) -> str:
+def phase_of(method: str, verdict: Verdict, learned: bool, site_pages: int) -> str:
     """The phase of the site a page was processed in (keys of :data:`PHASES`, else ``"all"``)."""
     if method == "rtdm":
         return "learn" if verdict.detail == "learning" or learned else "apply"
@@ -139,8 +157,8 @@ def phase_of(method: str, verdict: Verdict, learned: bool, had_peer: bool) -> st
     if method == "segments":
         # ``method`` is set when the first-pages fallback decided.
         return "cold" if verdict.method or verdict.detail == "warming_up" else "warm"
-    if method == "combined":
-        return "warm" if had_peer else "cold"
+    if method == "combined":  # ``site_pages``: the pages of its site seen before this one
+        return "learning" if site_pages < LEARNING else "steady"
     return "all"
 
 
@@ -163,7 +181,7 @@ class MethodRun:
 def time_method(method: str, pages: Sequence[CorpusPage]) -> MethodRun:
     """A fresh engine for ``method`` over ``pages`` in order; parse and engine call per page."""
     engine = Detemplater(DetemplateConfig(method=method))
-    timed = TimedRunner(method, engine.runner, engine.store)
+    timed = TimedRunner(method, engine.runner)
     engine.runner = timed
     out = MethodRun(method)
     gc.collect()
@@ -174,10 +192,10 @@ def time_method(method: str, pages: Sequence[CorpusPage]) -> MethodRun:
             parse_ns = time.perf_counter_ns() - start
         except (etree.ParserError, ValueError):
             parse_ns = 0
-        timed.ns = None
+        timed.ns, timed.own_ns = None, 0
         start = time.perf_counter_ns()
         engine.process(page.url, page.body, headers=HEADERS)
-        engine_ns = time.perf_counter_ns() - start
+        engine_ns = time.perf_counter_ns() - start - timed.own_ns
         if timed.ns is None:
             out.passthrough += 1
         elif not parse_ns:
@@ -272,6 +290,38 @@ def cost_report(manifests: Iterable[Path], pages: int | None = None) -> tuple[li
             )
         )  # fmt: skip
     lines.extend(notes)
+    return rows, "\n".join(lines)
+
+
+def default_report(manifests: Iterable[Path], pages: int | None = None) -> tuple[list[CostRow], str]:
+    """The default method over every page of each corpus (at most ``pages``), its sites'
+    learning pages apart from their steady ones: issue 15's measure, on all of a corpus's sites
+    rather than on the first few that part 1's sample holds."""
+    rows: list[CostRow] = []
+    quiet = logging.getLogger("scrapy_detemplate")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        for manifest in manifests:
+            corpus = manifest.name.removesuffix(".manifest.jsonl")
+            run = time_method(DEFAULT_METHOD, list(itertools.islice(read_manifest(manifest), pages)))
+            rows.extend(cost_rows(corpus, run))
+    finally:
+        quiet.setLevel(level)
+    head = ("corpus", "phase", "pages", "parse ms", "engine ms", "engine/parse", "p90")
+    fmt = "{:<10} {:<8} {:>5} {:>9} {:>9} {:>12} {:>7}"
+    lines = [
+        f"Part 1b: the default method ({DEFAULT_METHOD}) on every page of each corpus, in manifest order",
+        "  (one fresh engine per corpus; parse and engine as in part 1; median over pages of engine/parse)",
+        *(f"  {p}: {what}" for (m, p), what in PHASES.items() if m == DEFAULT_METHOD),
+        "",
+        fmt.format(*head),
+    ]
+    for r in rows:
+        lines.append(
+            fmt.format(r.corpus, r.phase, r.pages, f"{r.parse_ms:.3f}", f"{r.engine_ms:.3f}", f"{r.engine_ratio:.2f}",
+                       f"{r.engine_ratio_p90:.2f}")
+        )  # fmt: skip
     return rows, "\n".join(lines)
 
 
@@ -542,6 +592,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="directory of *.manifest.jsonl files")
     parser.add_argument("--pages", type=int, default=None, help="at most N pages per corpus (0: skip part 1)")
+    parser.add_argument(
+        "--default-pages", type=int, default=None, help="at most N pages per corpus for part 1b (0: skip it)"
+    )
     parser.add_argument("--crawl-pages", type=int, default=1000, help="demo site size for part 2 (0: skip it)")
     parser.add_argument("--rounds", type=int, default=3, help="crawls per variant in part 2")
     parser.add_argument("--concurrency", type=int, default=None, help="CONCURRENT_REQUESTS for every crawl")
@@ -560,6 +613,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.only is None:
             sections.append(cost_report(manifests, args.pages)[1])
             print(sections[-1], flush=True)
+            if args.default_pages != 0:
+                sections.append(default_report(manifests, args.default_pages)[1])
+                print(sections[-1], flush=True)
         sections.append(markdown_report(manifests, args.pages)[1])
         print(sections[-1], flush=True)
     if args.crawl_pages and args.only is None:

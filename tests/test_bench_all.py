@@ -62,14 +62,38 @@ def test_phases_split_learning_from_applying(tiny_corpus):
     assert phases["sandwich", "warm"] == 4
     assert phases["rtdm", "learn"] == 6  # fewer pages than a FindTemplate sample
     assert ("tps", "cold") not in phases and ("tps", "all") in phases
+    assert phases["combined", "learning"] == 5  # a site's first five pages
+    assert phases["combined", "steady"] == 1
+
+
+def test_default_rows_cover_every_page_by_phase(tiny_corpus):
+    rows, table = bench_all.default_report([tiny_corpus])
+    assert {(r.method, r.phase): r.pages for r in rows} == {
+        ("combined", "all"): 6,
+        ("combined", "learning"): 5,
+        ("combined", "steady"): 1,
+    }
+    assert all(r.engine_ratio > 0 and r.parse_ms > 0 for r in rows)
+    assert "Part 1b" in table and "tiny       steady       1 " in table
+    assert bench_all.default_report([tiny_corpus], pages=2)[0][0].pages == 2
+
+
+def test_the_wrapper_times_its_own_bookkeeping_apart(tiny_corpus):
+    engine = bench_all.Detemplater(bench_all.DetemplateConfig())
+    timed = engine.runner = bench_all.TimedRunner("combined", engine.runner)
+    page = next(bench_all.read_manifest(tiny_corpus))
+    engine.process(page.url, page.body, headers=bench_all.HEADERS)
+    assert timed.ns is not None and timed.ns > 0 and timed.own_ns > 0  # taken off the engine's time
+    assert timed.phase == "learning"
 
 
 @pytest.mark.skipif(not CORPUS.exists(), reason="no corpus in ../shared/corpus")
 def test_script_on_three_pages_of_the_real_corpus(tmp_path):
     out = tmp_path / "bench_all.txt"
-    assert bench_all.main(["--pages", "3", "--crawl-pages", "0", "--out", str(out)]) == 0
+    assert bench_all.main(["--pages", "3", "--default-pages", "3", "--crawl-pages", "0", "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert "Part 1" in text and "Part 2" not in text
+    assert "Part 1" in text and "Part 1b" in text and "Part 2" not in text
+    assert f"{'docs':<10} {'all':<8} {3:>5} " in text
     for corpus in ("c2f", "dragnet10"):
         for method in RUNNERS:
             assert f"{corpus:<10} {method:<9} all        3 " in text

@@ -326,6 +326,23 @@ cdef class _Memo:
         free(self.block)
         free(self.arena.data)
 
+    cdef int presize(self, Py_ssize_t entries) except -1:
+        """Room for about ``entries`` entries before the first one (no rehash on the way)."""
+        cdef Py_ssize_t n = self.mask + 1
+        if self.count:
+            return 0
+        while 2 * (entries + 1) > n:
+            n *= 2
+        if n == self.mask + 1:
+            return 0
+        free(self.slots)
+        self.slots = <size_t*> calloc(n, sizeof(size_t))
+        self.slot_entry = <Py_ssize_t*> grow(self.slot_entry, n * sizeof(Py_ssize_t))
+        if self.slots is NULL:
+            raise MemoryError()
+        self.mask = n - 1
+        return 0
+
     cdef inline Py_ssize_t _slot(self, size_t key) noexcept:
         cdef Py_ssize_t i = <Py_ssize_t> (((key >> 4) * <size_t> 0x9E3779B97F4A7C15ULL) >> 40) & self.mask
         while self.slots[i] != 0 and self.slots[i] != key:
@@ -437,6 +454,7 @@ def segment_lines(lines, segmentation, bint elements=True, SegmentKeys known=Non
             _LAYOUT_FIRST[<unsigned char> (<const char*> tag)[0]] = 1
     cdef _Memo memo = _Memo()
     memo.elements = elements
+    memo.presize(2 * len(lines))  # a line's elements and their ancestors, roughly
     cdef list keys = []
     cdef list lengths = []
     cdef list blocks = []
