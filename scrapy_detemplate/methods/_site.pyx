@@ -694,6 +694,64 @@ def expand(dict entries, list keys, long long clock, bint expires, span):
     return dfs
 
 
+def expand_each(dict entries, list keys, long long clock, bint expires, span):
+    """:func:`expand`, the DF of each key of ``keys`` in a list beside it (a key repeated on
+    the page has its first DF again), without the dict of the page's DFs.
+
+    A key seen earlier on this page is told by its entry: the stamp object this call wrote
+    (one per DF, kept alive by the call, made after every entry the table held before, so no
+    older entry can be it).  With ``clock < 1`` a stamp could be a shared small int: then
+    :func:`expand`'s dict is read instead.
+    """
+    if clock < 1:
+        dfs = expand(entries, keys, clock, expires, span)
+        return [dfs[key] for key in keys]
+    cdef long long stamp = clock << _DF_BITS
+    cdef long long v, old, df
+    cdef int overflow
+    cdef PyObject* found
+    cdef long long spans[_SPANS]
+    cdef list stamped = [None] * _SPANS  # df -> the int stamp | df written by this call
+    cdef dict stamped_big = {}  # the same, for DFs of _SPANS and more
+    cdef list out = [None] * len(keys)
+    cdef Py_ssize_t i, n = len(keys)
+    for i in range(_SPANS):
+        spans[i] = -1
+    for i in range(n):
+        key = <object> PyList_GET_ITEM(keys, i)
+        found = PyDict_GetItem(entries, key)
+        df = 1
+        if found is not NULL:
+            value = <object> found
+            v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
+            if v < 0 or overflow or v >= (1LL << 62):
+                # Not a small packed count (a bad state): Python's arithmetic, and its errors.
+                old_obj = value & _DF_MAX
+                if not expires or clock - (value >> _DF_BITS) <= span(old_obj):
+                    df = min(old_obj + 1, _DF_MAX)
+            else:
+                old = v & _DF_MAX
+                if (v >> _DF_BITS) == clock and (
+                    (old < _SPANS and found == <PyObject*> stamped[old])
+                    or (old >= _SPANS and PyDict_GetItem(stamped_big, old) == found)
+                ):
+                    out[i] = old  # counted already, on this page
+                    continue
+                if not expires or clock - (v >> _DF_BITS) <= _span(spans, old, span):
+                    df = min(old + 1, _DF_MAX)
+        if df < _SPANS:
+            entry = stamped[df]
+            if entry is None:
+                entry = stamped[df] = PyLong_FromLongLong(stamp | df)
+        else:
+            entry = stamped_big.get(df)
+            if entry is None:
+                entry = stamped_big[df] = PyLong_FromLongLong(stamp | df)
+        PyDict_SetItem(entries, key, entry)
+        out[i] = df
+    return out
+
+
 cdef inline long long _span(long long* spans, long long df, span) except? -1:
     if df < _SPANS:
         if spans[df] < 0:
@@ -779,9 +837,10 @@ def site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count,
     return out
 
 
-cdef int _site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t count, long long window,
+cdef int _site_rows(list keys, list lengths, list line_of, dfs, Py_ssize_t count, long long window,
                     matched, double log_seen, double warm, double* out, Py_ssize_t stride) except -1:
-    """The five site features of line ``i`` in ``out[i * stride:i * stride + 5]``."""
+    """The five site features of line ``i`` in ``out[i * stride:i * stride + 5]``; ``dfs`` is a
+    dict of key -> DF, or a list of the DF of each key (:func:`expand_each`)."""
     cdef double* repeated = <double*> malloc(max(count, 1) * sizeof(double))
     cdef long long* chars = <long long*> malloc(max(count, 1) * sizeof(long long))
     cdef char* lcs = <char*> malloc(max(count, 1))
@@ -798,6 +857,11 @@ cdef int _site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t 
     try:
         if len(lengths) != n or len(line_of) != n:
             raise ValueError("zip() arguments differ in length")
+        aligned = type(dfs) is list
+        if aligned and len(<list> dfs) != n:
+            raise ValueError("a DF for each key expected")
+        elif not aligned and type(dfs) is not dict:
+            raise TypeError(f"dfs must be a dict or a list, not {type(dfs).__name__}")
         for i in range(count):
             repeated[i] = 0.0
             chars[i] = 0
@@ -808,8 +872,11 @@ cdef int _site_rows(list keys, list lengths, list line_of, dict dfs, Py_ssize_t 
                 if line < 0 or line >= count:
                     raise IndexError("list index out of range")
                 length = <object> PyList_GET_ITEM(lengths, i)
-                found = PyDict_GetItem(dfs, <object> PyList_GET_ITEM(keys, i))
-                df = 1 if found is NULL else <object> found
+                if aligned:
+                    df = <object> PyList_GET_ITEM(<list> dfs, i)
+                else:
+                    found = PyDict_GetItem(<dict> dfs, <object> PyList_GET_ITEM(keys, i))
+                    df = 1 if found is NULL else <object> found
                 q = <double> (df - 1) / <double> window
                 if 1.0 < q:
                     q = 1.0
@@ -979,7 +1046,7 @@ cdef class FeatureRows:
                 row[j] = values[j]
         self.forget()
 
-    def site_columns(self, list keys, list lengths, list line_of, dict dfs, long long window, matched,
+    def site_columns(self, list keys, list lengths, list line_of, dfs, long long window, matched,
                      double log_seen, double warm, Py_ssize_t at):
         """:func:`site_rows` written into columns ``at`` to ``at + 4`` of every row."""
         if at < 0 or at + 5 > self.width:

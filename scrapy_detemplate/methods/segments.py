@@ -313,6 +313,16 @@ class SegmentTable:
             return dfs_
         return self._expand_py(keys)
 
+    def expand_each(self, keys: list[str]) -> list[int]:
+        """:meth:`expand`, the DF of each of ``keys`` in a list beside them (a key repeated on the
+        page has the same DF each time): what the combined method reads, without a dict."""
+        if _compiled is not None and type(keys) is list and isinstance(self.entries, dict):
+            self.clock += 1
+            each: list[int] = _compiled.expand_each(self.entries, keys, self.clock, self.expires, self.span)
+            return each
+        dfs = self.expand(keys)
+        return [dfs[key] for key in keys]
+
     def _expand_py(self, keys: Iterable[str]) -> dict[str, int]:
         """The reference :meth:`expand`, after the clock is advanced."""
         clock = self.clock

@@ -143,6 +143,7 @@ class CombinedEvidence:
         is still mostly new text, and a line is only as repeated as most of it.
         """
         seg, dfs, window, matched, log_seen, warm = self._site_evidence(page)
+        assert isinstance(dfs, dict)
         if _compiled is not None:
             rows: list[list[float]] = _compiled.site_rows(
                 seg.keys, seg.lengths, seg.lines, dfs, len(page.lines), window, matched, log_seen, warm
@@ -151,16 +152,23 @@ class CombinedEvidence:
         return _site_rows_py(seg, dfs, len(page.lines), window, matched, log_seen, warm)
 
     def site_features_into(self, page: ParsedPage, rows: FeatureRows) -> None:
-        """:meth:`site_features` written into the last columns of ``rows``."""
-        seg, dfs, window, matched, log_seen, warm = self._site_evidence(page)
+        """:meth:`site_features` written into the last columns of ``rows`` (the DFs read from
+        a list beside the segment keys, not from a dict)."""
+        seg, dfs, window, matched, log_seen, warm = self._site_evidence(page, each=True)
         rows.site_columns(seg.keys, seg.lengths, seg.lines, dfs, window, matched, log_seen, warm, len(PAGE_FEATURES))
 
     def _site_evidence(
-        self, page: ParsedPage
-    ) -> tuple[Segmentation, dict[str, int], int, list[int] | None, float, float]:
-        """What the site features are made of; updates the site state."""
+        self, page: ParsedPage, each: bool = False
+    ) -> tuple[Segmentation, dict[str, int] | list[int], int, list[int] | None, float, float]:
+        """What the site features are made of; updates the site state.  The DFs by key, or with
+        ``each`` the DF of each segment beside ``seg.keys``."""
         _, _, matched = self._sandwich.observe(page)
-        seg, dfs, clock = self._segments.observe(page, elements=False)  # the blocks' elements are not read
+        seg: Segmentation
+        dfs: dict[str, int] | list[int]
+        if each:
+            seg, dfs, clock = self._segments.observe_each(page)
+        else:
+            seg, dfs, clock = self._segments.observe(page, elements=False)  # the blocks' elements are not read
         seen = clock - 1  # earlier pages of the site
         window = min(seen, DF_WINDOW)
         return seg, dfs, window, matched, math.log1p(seen) / 4, min(1.0, seen / 5)

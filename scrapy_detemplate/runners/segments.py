@@ -53,15 +53,27 @@ class SegmentsRunner:
 
     def observe(self, page: ParsedPage, elements: bool = True) -> tuple[Segmentation, dict[str, int], int]:
         """Steps 1, 2 and 4 for one page: its segmentation, each segment's DF
-        (this page included) and the site's clock (pages seen).  The combined
-        method reads DFs through this without a verdict (and without the
-        segmentation's ``elements``, :func:`segment_lines`)."""
+        (this page included) and the site's clock (pages seen)."""
+        seg, dfs, clock = self._observe(page, elements, False)
+        assert isinstance(dfs, dict)
+        return seg, dfs, clock
+
+    def observe_each(self, page: ParsedPage) -> tuple[Segmentation, list[int], int]:
+        """:meth:`observe` with the DF of each segment in a list beside ``seg.keys``, and no
+        ``elements``: how the combined method reads DFs, without a verdict."""
+        seg, dfs, clock = self._observe(page, False, True)
+        assert isinstance(dfs, list)
+        return seg, dfs, clock
+
+    def _observe(
+        self, page: ParsedPage, elements: bool, each: bool
+    ) -> tuple[Segmentation, dict[str, int] | list[int], int]:
         state = _state(self._store.get(NAMESPACE, page.site))
         table = SegmentTable(state["table"], state["clock"], sweep_every=self._sweep_every, expiry=self._expiry)
         # 1. page segmentation
         seg = segment_lines(page.lines, elements, self._known)
         # 2. table expansion
-        dfs = table.expand(seg.keys)
+        dfs = table.expand_each(seg.keys) if each else table.expand(seg.keys)
         # 4. table shrinkage (3, detection, only reads dfs)
         table.shrink()
         state["clock"] = table.clock

@@ -227,6 +227,40 @@ def test_the_compiled_expansion_is_the_python_one(pages: list[list[str]], expiry
 
 
 @needs_compiled
+@settings(derandomize=True, max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([f"{i:016x}" for i in range(12)]), max_size=15), min_size=1, max_size=40),
+    st.sampled_from([(20, 50.0, 0.5), (0, 50.0, 0.5), (1, 1.0, 0.0), (3, 4.0, 2.0)]),
+)
+def test_the_dfs_of_each_key_are_the_expansions(pages: list[list[str]], expiry: tuple[int, float, float]) -> None:
+    """``expand_each`` (the combined method's, without the dict) counts as ``expand`` does, and
+    gives each key, a repeated one too, its DF from the dict."""
+    shared = LogisticExpiry(*expiry)
+    each = SegmentTable(sweep_every=5, expiry=shared)
+    slow = SegmentTable(sweep_every=5, expiry=shared)
+    for keys in pages:
+        got = each.expand_each(keys)
+        want = slow.expand(iter(keys))  # the Python expansion
+        assert got == [want[key] for key in keys]
+        assert list(each.entries.items()) == list(slow.entries.items()) and each.clock == slow.clock
+        assert each.shrink() == slow.shrink()
+
+
+@needs_compiled
+def test_the_dfs_of_each_key_past_the_small_stamps_and_at_clock_zero() -> None:
+    """DFs of 256 and more (stamps kept apart from the small ones), a key repeated with such a
+    DF, an entry from an odd state stamped with this very page's clock, and clock 0 (whose
+    stamps could be shared small ints: the dict is read)."""
+    table = {"big": (7 << 24) | 300, "max": (7 << 24) | ((1 << 24) - 1), "same": (8 << 24) | 2}
+    each, slow = SegmentTable(dict(table), clock=7, tb=0), SegmentTable(dict(table), clock=7, tb=0)
+    keys = ["big", "max", "big", "same", "new", "max", "same", "new"]
+    want = slow.expand(iter(keys))
+    assert each.expand_each(keys) == [want[key] for key in keys] == [301, (1 << 24) - 1, 301, 3, 1, (1 << 24) - 1, 3, 1]
+    assert each.entries == slow.entries
+    assert COMPILED.expand_each({"a": 1}, ["a", "b", "a"], 0, False, None) == [2, 1, 2]
+
+
+@needs_compiled
 def test_the_compiled_expansion_treats_odd_stored_values_as_python_does() -> None:
     huge, negative = (1 << 70) | 3, -5
     fast = SegmentTable({"a": huge, "b": negative}, clock=4, tb=0)
@@ -237,6 +271,12 @@ def test_the_compiled_expansion_treats_odd_stored_values_as_python_does() -> Non
         SegmentTable({"a": "oops"}, clock=1).expand(["a"])
     with pytest.raises(TypeError):
         SegmentTable({"a": "oops"}, clock=1).expand(iter(["a"]))
+    each, dicts = (SegmentTable({"a": huge, "b": negative}, clock=4, tb=0) for _ in range(2))
+    want = dicts.expand(iter(["a", "b", "c", "a"]))
+    assert each.expand_each(["a", "b", "c", "a"]) == [want[k] for k in ("a", "b", "c", "a")]
+    assert each.entries == dicts.entries
+    with pytest.raises(TypeError):
+        SegmentTable({"a": "oops"}, clock=1).expand_each(["a"])
 
 
 @needs_compiled
