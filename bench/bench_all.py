@@ -68,7 +68,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median, quantiles
@@ -245,14 +246,23 @@ def p90(values: list[float]) -> float:
     return quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else values[0]
 
 
+@contextmanager
+def engine_warnings_off() -> Iterator[None]:
+    """The engine's passthrough warnings silenced (the reports count such pages instead)."""
+    quiet = logging.getLogger("scrapy_detemplate")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        quiet.setLevel(level)
+
+
 def cost_report(manifests: Iterable[Path], pages: int | None = None) -> tuple[list[CostRow], str]:
     """Part 1 over ``manifests`` (at most ``pages`` pages each): the rows and the table."""
     rows: list[CostRow] = []
     notes: list[str] = []
-    quiet = logging.getLogger("scrapy_detemplate")  # passthrough warnings: counted below instead
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
+    with engine_warnings_off():
         for manifest in manifests:
             corpus = manifest.name.removesuffix(".manifest.jsonl")
             corpus_pages = list(itertools.islice(read_manifest(manifest), pages))
@@ -267,8 +277,6 @@ def cost_report(manifests: Iterable[Path], pages: int | None = None) -> tuple[li
                     f"{corpus}: {passthrough} pages passed through by the engine (no method ran) and {unparsable} "
                     f"not parsable by lxml are left out ({', '.join(methods)})"
                 )
-    finally:
-        quiet.setLevel(level)
     head = ("corpus", "method", "phase", "pages", "parse ms", "step ms", "step/parse", "p90",
             "engine ms", "engine/parse", "p90")  # fmt: skip
     fmt = "{:<10} {:<9} {:<6} {:>5} {:>9} {:>8} {:>10} {:>7} {:>9} {:>12} {:>7}"
@@ -298,16 +306,11 @@ def default_report(manifests: Iterable[Path], pages: int | None = None) -> tuple
     learning pages apart from their steady ones: issue 15's measure, on all of a corpus's sites
     rather than on the first few that part 1's sample holds."""
     rows: list[CostRow] = []
-    quiet = logging.getLogger("scrapy_detemplate")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
+    with engine_warnings_off():
         for manifest in manifests:
             corpus = manifest.name.removesuffix(".manifest.jsonl")
             run = time_method(DEFAULT_METHOD, list(itertools.islice(read_manifest(manifest), pages)))
             rows.extend(cost_rows(corpus, run))
-    finally:
-        quiet.setLevel(level)
     head = ("corpus", "phase", "pages", "parse ms", "engine ms", "engine/parse", "p90")
     fmt = "{:<10} {:<8} {:>5} {:>9} {:>9} {:>12} {:>7}"
     lines = [
@@ -346,10 +349,7 @@ def markdown_report(
 ) -> tuple[list[tuple[str, ...]], str]:
     """The cost of Markdown out per page against a parse, on the manifests of ``corpora``."""
     rows: list[tuple[str, ...]] = []
-    quiet = logging.getLogger("scrapy_detemplate")
-    level = quiet.level
-    quiet.setLevel(logging.ERROR)
-    try:
+    with engine_warnings_off():
         for manifest in manifests:
             corpus = manifest.name.removesuffix(".manifest.jsonl")
             if corpus not in corpora:
@@ -373,8 +373,6 @@ def markdown_report(
                 ratios = [r / p for r, p in zip(render, parse, strict=True)]
                 rows.append((corpus, str(len(parse)), f"{median(parse) / 1e6:.3f}", f"{median(render) / 1e6:.3f}",
                              f"{median(ratios):.3f}", f"{p90(ratios):.2f}"))  # fmt: skip
-    finally:
-        quiet.setLevel(level)
     fmt = "{:<10} {:>5} {:>9} {:>10} {:>13} {:>7}"
     lines = [
         "Markdown out: cost per page, median over pages of the per-page ratio to a plain lxml.html parse",

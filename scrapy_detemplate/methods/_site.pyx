@@ -654,42 +654,83 @@ cdef extern from "Python.h":
     dict _PyDict_NewPresized(Py_ssize_t minused)
 
 
+cdef class _Stamps:
+    """One page's table expansion: the DF a key reaches from its entry, and the entry objects
+    written (``stamp | df``, one per DF, kept alive for the call)."""
+
+    cdef long long clock
+    cdef long long stamp
+    cdef bint expires
+    cdef object span
+    cdef long long spans[_SPANS]  # living time by DF, -1 until asked
+    cdef list stamped  # df -> the int stamp | df written by this call
+    cdef dict stamped_big  # the same, for DFs of _SPANS and more
+
+    def __cinit__(self, long long clock, bint expires, span):
+        cdef Py_ssize_t i
+        self.clock, self.stamp, self.expires, self.span = clock, clock << _DF_BITS, expires, span
+        for i in range(_SPANS):
+            self.spans[i] = -1
+        self.stamped = [None] * _SPANS
+        self.stamped_big = {}
+
+    cdef long long counted(self, PyObject* found) except -1:
+        """The DF of a key whose table entry is ``found`` (NULL: none) once this page counts it."""
+        cdef long long v, old
+        cdef int overflow
+        if found is NULL:
+            return 1
+        value = <object> found
+        v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
+        if v < 0 or overflow or v >= (1LL << 62):
+            # Not a small packed count (a bad state): Python's arithmetic, and its errors.
+            old_obj = value & _DF_MAX
+            if not self.expires or self.clock - (value >> _DF_BITS) <= self.span(old_obj):
+                return min(old_obj + 1, _DF_MAX)
+            return 1
+        old = v & _DF_MAX
+        if not self.expires or self.clock - (v >> _DF_BITS) <= _span(self.spans, old, self.span):
+            return min(old + 1, _DF_MAX)
+        return 1
+
+    cdef long long written(self, PyObject* found) except -2:
+        """The DF of ``found`` when it is an entry this call wrote (the key was counted on this
+        page already), else -1.  No older entry can be one: they were made before the call."""
+        cdef long long v, df
+        cdef int overflow
+        if found is NULL or not PyLong_CheckExact(<object> found):
+            return -1
+        v = PyLong_AsLongLongAndOverflow(<object> found, &overflow)
+        if overflow or v < 0 or (v >> _DF_BITS) != self.clock:
+            return -1
+        df = v & _DF_MAX
+        if df < _SPANS:
+            return df if found == <PyObject*> self.stamped[df] else -1
+        return df if PyDict_GetItem(self.stamped_big, df) == found else -1
+
+    cdef object entry(self, long long df):
+        """The table entry of a key counted with ``df`` on this page (one object per DF)."""
+        if df < _SPANS:
+            made = self.stamped[df]
+            if made is None:
+                made = self.stamped[df] = PyLong_FromLongLong(self.stamp | df)
+            return made
+        made = self.stamped_big.get(df)
+        if made is None:
+            made = self.stamped_big[df] = PyLong_FromLongLong(self.stamp | df)
+        return made
+
+
 def expand(dict entries, list keys, long long clock, bint expires, span):
     """:meth:`SegmentTable.expand` after its clock is advanced to ``clock``: the page's DFs."""
     cdef dict dfs = _PyDict_NewPresized(len(keys))  # no growing on the way
-    cdef long long stamp = clock << _DF_BITS
-    cdef long long v, old, df
-    cdef int overflow
-    cdef PyObject* found
-    cdef long long spans[_SPANS]
-    cdef list stamped = [None] * _SPANS  # df -> the int stamp | df (one object per DF on a page)
-    cdef Py_ssize_t i
-    for i in range(_SPANS):
-        spans[i] = -1
+    cdef _Stamps page = _Stamps(clock, expires, span)
+    cdef long long df
     for key in keys:
         if PyDict_GetItem(dfs, key) is not NULL:
             continue
-        found = PyDict_GetItem(entries, key)
-        df = 1
-        if found is not NULL:
-            value = <object> found
-            v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
-            if v < 0 or overflow or v >= (1LL << 62):
-                # Not a small packed count (a bad state): Python's arithmetic, and its errors.
-                old_obj = value & _DF_MAX
-                if not expires or clock - (value >> _DF_BITS) <= span(old_obj):
-                    df = min(old_obj + 1, _DF_MAX)
-            else:
-                old = v & _DF_MAX
-                if not expires or clock - (v >> _DF_BITS) <= _span(spans, old, span):
-                    df = min(old + 1, _DF_MAX)
-        if df < _SPANS:
-            entry = stamped[df]
-            if entry is None:
-                entry = stamped[df] = PyLong_FromLongLong(stamp | df)
-        else:
-            entry = PyLong_FromLongLong(stamp | df)
-        PyDict_SetItem(entries, key, entry)
+        df = page.counted(PyDict_GetItem(entries, key))
+        PyDict_SetItem(entries, key, page.entry(df))
         PyDict_SetItem(dfs, key, PyLong_FromLongLong(df))
     return dfs
 
@@ -698,56 +739,25 @@ def expand_each(dict entries, list keys, long long clock, bint expires, span):
     """:func:`expand`, the DF of each key of ``keys`` in a list beside it (a key repeated on
     the page has its first DF again), without the dict of the page's DFs.
 
-    A key seen earlier on this page is told by its entry: the stamp object this call wrote
-    (one per DF, kept alive by the call, made after every entry the table held before, so no
-    older entry can be it).  With ``clock < 1`` a stamp could be a shared small int: then
+    A key seen earlier on this page is told by its entry: a stamp object this call wrote
+    (:meth:`_Stamps.written`).  With ``clock < 1`` a stamp could be a shared small int: then
     :func:`expand`'s dict is read instead.
     """
     if clock < 1:
         dfs = expand(entries, keys, clock, expires, span)
         return [dfs[key] for key in keys]
-    cdef long long stamp = clock << _DF_BITS
-    cdef long long v, old, df
-    cdef int overflow
-    cdef PyObject* found
-    cdef long long spans[_SPANS]
-    cdef list stamped = [None] * _SPANS  # df -> the int stamp | df written by this call
-    cdef dict stamped_big = {}  # the same, for DFs of _SPANS and more
-    cdef list out = [None] * len(keys)
+    cdef _Stamps page = _Stamps(clock, expires, span)
     cdef Py_ssize_t i, n = len(keys)
-    for i in range(_SPANS):
-        spans[i] = -1
+    cdef list out = [None] * n
+    cdef long long df
+    cdef PyObject* found
     for i in range(n):
         key = <object> PyList_GET_ITEM(keys, i)
         found = PyDict_GetItem(entries, key)
-        df = 1
-        if found is not NULL:
-            value = <object> found
-            v = PyLong_AsLongLongAndOverflow(value, &overflow) if PyLong_CheckExact(value) else -1
-            if v < 0 or overflow or v >= (1LL << 62):
-                # Not a small packed count (a bad state): Python's arithmetic, and its errors.
-                old_obj = value & _DF_MAX
-                if not expires or clock - (value >> _DF_BITS) <= span(old_obj):
-                    df = min(old_obj + 1, _DF_MAX)
-            else:
-                old = v & _DF_MAX
-                if (v >> _DF_BITS) == clock and (
-                    (old < _SPANS and found == <PyObject*> stamped[old])
-                    or (old >= _SPANS and PyDict_GetItem(stamped_big, old) == found)
-                ):
-                    out[i] = old  # counted already, on this page
-                    continue
-                if not expires or clock - (v >> _DF_BITS) <= _span(spans, old, span):
-                    df = min(old + 1, _DF_MAX)
-        if df < _SPANS:
-            entry = stamped[df]
-            if entry is None:
-                entry = stamped[df] = PyLong_FromLongLong(stamp | df)
-        else:
-            entry = stamped_big.get(df)
-            if entry is None:
-                entry = stamped_big[df] = PyLong_FromLongLong(stamp | df)
-        PyDict_SetItem(entries, key, entry)
+        df = page.written(found)
+        if df < 0:
+            df = page.counted(found)
+            PyDict_SetItem(entries, key, page.entry(df))
         out[i] = df
     return out
 
