@@ -26,6 +26,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import lxml.html
@@ -183,12 +184,17 @@ def main() -> int:
     if _html._tree is None or engine._tree is None:
         print("the compiled module scrapy_detemplate._tree is not loaded", file=sys.stderr)
         return 2
+    return check_corpora(args.corpora, lambda name, checked, bad: check_corpus(name, args.rtdm_pages, checked, bad))
+
+
+def check_corpora(corpora: list[str], check: Callable[[str, Counter, Counter], None]) -> int:
+    """``check(name, checked, bad)`` on each corpus, its counts printed; 1 when any mismatch."""
     total_bad: Counter = Counter()
-    for name in args.corpora:
+    for name in corpora:
         checked: Counter = Counter()
         bad: Counter = Counter()
         start = time.perf_counter()
-        check_corpus(name, args.rtdm_pages, checked, bad)
+        check(name, checked, bad)
         print(f"{name}: checked {dict(checked)} mismatches {dict(bad) or 0} ({time.perf_counter() - start:.0f} s)",
               flush=True)  # fmt: skip
         total_bad += bad

@@ -36,7 +36,7 @@ from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
 from scrapy_detemplate._nodes cimport (
-    Buf, cstrlen, grow, next_outside, parent_element, put, put_run, space, text_or_skip,
+    Buf, cstrlen, grow, next_outside, parent_element, put, put_run, run_has_text, space, text_or_skip,
 )
 
 cetree.import_lxml__etree()
@@ -730,7 +730,7 @@ cdef class Walk:
                         if _is_block(kind) and c is not el and not (b.len and b.data[b.len - 1] == sep):
                             last = b.len
                             put(b, &sep, 1)
-                        if _text_run_not_empty(c.children):
+                        if run_has_text(c.children):
                             last = b.len
                             put_run(b, c.children)
                         child = _next_item(c.children)
@@ -747,7 +747,7 @@ cdef class Walk:
                         put(b, &sep, 1)
                 if c is el:
                     break
-                if _text_run_not_empty(c.next):
+                if run_has_text(c.next):
                     last = b.len
                     put_run(b, c.next)
                 child = _next_item(c.next)
@@ -759,15 +759,6 @@ cdef class Walk:
                 b.len = last  # el's own end: the caller puts the boundary there
         text = PyUnicode_DecodeUTF8(<const char*> b.data, b.len, NULL)
         return _SENTINELS.sub("\ufffd", text) if _has_sentinel(b.data, b.len) else text
-
-
-cdef inline bint _text_run_not_empty(xmlNode* c) noexcept nogil:
-    c = text_or_skip(c)
-    while c is not NULL:
-        if c.content is not NULL and c.content[0]:
-            return True
-        c = text_or_skip(c.next)
-    return False
 
 
 cdef bint _has_below(Walk walk, xmlNode* el, bint breaks) except -1:

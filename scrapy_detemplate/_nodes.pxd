@@ -95,6 +95,17 @@ cdef inline Py_ssize_t cstrlen(const unsigned char* s) noexcept nogil:
     return n
 
 
+cdef inline bint run_has_text(xmlNode* c) noexcept nogil:
+    """Whether the text of the run of text nodes from ``c`` (``.text`` or ``.tail`` as lxml reads
+    them) is not empty."""
+    c = text_or_skip(c)
+    while c is not NULL:
+        if c.content is not NULL and c.content[0]:
+            return True
+        c = text_or_skip(c.next)
+    return False
+
+
 cdef inline int put_run(Buf* b, xmlNode* c) except -1:
     """Append the text of the run of text nodes from ``c`` (``.text`` or ``.tail`` as lxml reads
     them; UTF-8, as libxml2 holds it)."""

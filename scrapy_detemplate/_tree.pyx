@@ -27,7 +27,7 @@ from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
 from scrapy_detemplate._nodes cimport (
-    Buf, cstrlen, grow, is_text, parent_element, put, put_run, reserve, space, text_or_skip,
+    Buf, cstrlen, grow, is_text, parent_element, put, put_run, reserve, run_has_text, space,
 )
 
 cetree.import_lxml__etree()
@@ -61,21 +61,7 @@ cdef int _init() except -1:
     return 0
 
 
-
-
 # -- text as lxml reads it --------------------------------------------------------------------------
-
-cdef inline bint _has_text(xmlNode* c) noexcept nogil:
-    """Whether lxml's text of the run of text nodes from ``c`` (``.text``/``.tail``) is not empty."""
-    c = text_or_skip(c)
-    while c is not NULL:
-        if c.content is not NULL and c.content[0]:
-            return True
-        c = text_or_skip(c.next)
-    return False
-
-
-
 
 cdef Py_ssize_t _collapse(const unsigned char* s, Py_ssize_t n, unsigned char* out) noexcept nogil:
     """``" ".join(text.split())`` on UTF-8 bytes: the length written to ``out`` (``n`` bytes at most).
@@ -266,7 +252,7 @@ cdef object _walk_lines(cetree._Element body):
                     if walk.path.len:
                         put(&walk.path, <const unsigned char*> b"/", 1)
                     put(&walk.path, <const unsigned char*> c.name, cstrlen(<const unsigned char*> c.name))
-                    if _has_text(c.children):
+                    if run_has_text(c.children):
                         walk.piece(c, False)
                     child = _next_item(c.children)
                     if child is not NULL:
@@ -280,7 +266,7 @@ cdef object _walk_lines(cetree._Element body):
                     walk.flush()
             if c is top:
                 break
-            if _has_text(c.next):
+            if run_has_text(c.next):
                 walk.piece(c, True)
             child = _next_item(c.next)
             if child is not NULL:

@@ -142,8 +142,9 @@ class CombinedEvidence:
         ``click to toggle source`` stand on every page of a documentation site
         is still mostly new text, and a line is only as repeated as most of it.
         """
-        seg, dfs, window, matched, log_seen, warm = self._site_evidence(page)
-        assert isinstance(dfs, dict)
+        matched = self._sandwich.observe(page)[2]
+        seg, dfs, clock = self._segments.observe(page, elements=False)  # the blocks' elements are not read
+        window, log_seen, warm = _site_clock(clock)
         if _compiled is not None:
             rows: list[list[float]] = _compiled.site_rows(
                 seg.keys, seg.lengths, seg.lines, dfs, len(page.lines), window, matched, log_seen, warm
@@ -154,24 +155,17 @@ class CombinedEvidence:
     def site_features_into(self, page: ParsedPage, rows: FeatureRows) -> None:
         """:meth:`site_features` written into the last columns of ``rows`` (the DFs read from
         a list beside the segment keys, not from a dict)."""
-        seg, dfs, window, matched, log_seen, warm = self._site_evidence(page, each=True)
-        rows.site_columns(seg.keys, seg.lengths, seg.lines, dfs, window, matched, log_seen, warm, len(PAGE_FEATURES))
+        matched = self._sandwich.observe(page)[2]
+        seg, each, clock = self._segments.observe_each(page)
+        window, log_seen, warm = _site_clock(clock)
+        rows.site_columns(seg.keys, seg.lengths, seg.lines, each, window, matched, log_seen, warm, len(PAGE_FEATURES))
 
-    def _site_evidence(
-        self, page: ParsedPage, each: bool = False
-    ) -> tuple[Segmentation, dict[str, int] | list[int], int, list[int] | None, float, float]:
-        """What the site features are made of; updates the site state.  The DFs by key, or with
-        ``each`` the DF of each segment beside ``seg.keys``."""
-        _, _, matched = self._sandwich.observe(page)
-        seg: Segmentation
-        dfs: dict[str, int] | list[int]
-        if each:
-            seg, dfs, clock = self._segments.observe_each(page)
-        else:
-            seg, dfs, clock = self._segments.observe(page, elements=False)  # the blocks' elements are not read
-        seen = clock - 1  # earlier pages of the site
-        window = min(seen, DF_WINDOW)
-        return seg, dfs, window, matched, math.log1p(seen) / 4, min(1.0, seen / 5)
+
+def _site_clock(clock: int) -> tuple[int, float, float]:
+    """What the site features take from the site's clock (its pages seen, this one included):
+    the DF window, the log of the earlier pages and how warm the site is."""
+    seen = clock - 1  # earlier pages of the site
+    return min(seen, DF_WINDOW), math.log1p(seen) / 4, min(1.0, seen / 5)
 
 
 def _site_rows_py(
@@ -248,7 +242,7 @@ class CombinedRunner:
                 return decide_rows(rows, self._scorer, threshold, unique, site_df, _COLUMNS, _LIMITS)
 
             first = rows.value(0, _PAGES_SEEN) if len(rows) else None
-            return _decide_page(first, page.lines, decide_at, self._threshold)
+            return _decide_page(first, lambda: [len(line.text) for line in page.lines], decide_at, self._threshold)
         finally:
             if kept:
                 self._rows_free.release()
@@ -277,21 +271,21 @@ def decide_page(
     0.923 -> 0.921, c2f and docs within 0.001.
     """
     first = rows[0][_PAGES_SEEN] if rows else None
-    return _decide_page(first, sizes, lambda at: decide(rows, probabilities, at, site_df), threshold)
+    return _decide_page(first, lambda: sizes, lambda at: decide(rows, probabilities, at, site_df), threshold)
 
 
 def _decide_page(
     pages_seen: float | None,
-    sizes: Sequence[int] | Sequence[Line],
+    sizes: Callable[[], Sequence[int]],
     decide_at: Callable[[float], frozenset[int]],
     threshold: float,
 ) -> frozenset[int]:
     """:func:`decide_page` with ``decide_at(threshold)`` deciding (``pages_seen``: the first
-    row's, ``None`` without rows; ``sizes``: the lines' lengths, or the lines)."""
+    row's, ``None`` without rows; ``sizes()``: the lines' lengths, asked for on a first page only)."""
     if pages_seen is None or pages_seen > 0:
         return decide_at(threshold)
     template = decide_at(threshold - FIRST_PAGE_MARGIN)
-    lengths = [len(x.text) if isinstance(x, Line) else x for x in sizes]
+    lengths = sizes()
     total = sum(lengths)
     if total and total - sum(lengths[i] for i in template) < COLLAPSE_SHARE * total:
         template = decide_at(threshold - UNIQUE_MARGIN)

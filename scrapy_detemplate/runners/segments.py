@@ -54,31 +54,29 @@ class SegmentsRunner:
     def observe(self, page: ParsedPage, elements: bool = True) -> tuple[Segmentation, dict[str, int], int]:
         """Steps 1, 2 and 4 for one page: its segmentation, each segment's DF
         (this page included) and the site's clock (pages seen)."""
-        seg, dfs, clock = self._observe(page, elements, False)
-        assert isinstance(dfs, dict)
-        return seg, dfs, clock
+        state, table, seg = self._segment(page, elements)
+        dfs = table.expand(seg.keys)  # 2. table expansion
+        return seg, dfs, self._shrink(page, state, table)
 
     def observe_each(self, page: ParsedPage) -> tuple[Segmentation, list[int], int]:
         """:meth:`observe` with the DF of each segment in a list beside ``seg.keys``, and no
         ``elements``: how the combined method reads DFs, without a verdict."""
-        seg, dfs, clock = self._observe(page, False, True)
-        assert isinstance(dfs, list)
-        return seg, dfs, clock
+        state, table, seg = self._segment(page, False)
+        each = table.expand_each(seg.keys)  # 2. table expansion
+        return seg, each, self._shrink(page, state, table)
 
-    def _observe(
-        self, page: ParsedPage, elements: bool, each: bool
-    ) -> tuple[Segmentation, dict[str, int] | list[int], int]:
+    def _segment(self, page: ParsedPage, elements: bool) -> tuple[dict[str, Any], SegmentTable, Segmentation]:
+        """The site's state and table, and step 1, page segmentation."""
         state = _state(self._store.get(NAMESPACE, page.site))
         table = SegmentTable(state["table"], state["clock"], sweep_every=self._sweep_every, expiry=self._expiry)
-        # 1. page segmentation
-        seg = segment_lines(page.lines, elements, self._known)
-        # 2. table expansion
-        dfs = table.expand_each(seg.keys) if each else table.expand(seg.keys)
-        # 4. table shrinkage (3, detection, only reads dfs)
+        return state, table, segment_lines(page.lines, elements, self._known)
+
+    def _shrink(self, page: ParsedPage, state: dict[str, Any], table: SegmentTable) -> int:
+        """Step 4, table shrinkage (3, detection, only reads the DFs), and the state stored; the clock."""
         table.shrink()
         state["clock"] = table.clock
         self._store.set(NAMESPACE, page.site, state)
-        return seg, dfs, table.clock
+        return table.clock
 
     def run(self, page: ParsedPage) -> Verdict:
         seg, dfs, _ = self.observe(page)

@@ -311,22 +311,34 @@ def test_site_features_are_the_python_ones_page_after_page(bodies: list[str]) ->
         assert repr(got) == repr(want)  # bit-identical floats
 
 
-@needs_compiled
-@settings(derandomize=True, max_examples=100, deadline=None)
-@given(
+#: A page's segments as (line, length, DF; 0: a key missing from the DFs, DF 1), the earlier pages
+#: of its site, and the lines in the LCS with its peer (None: no peer).
+SITE_SEGMENTS = given(
     st.lists(st.tuples(st.integers(0, 5), st.integers(1, 300), st.integers(0, 30)), max_size=40),
     st.integers(0, 40),
     st.one_of(st.none(), st.lists(st.integers(0, 5), max_size=6, unique=True)),
 )
+
+
+def _site_inputs(
+    segs: list[tuple[int, int, int]], seen: int
+) -> tuple[list[str], dict[str, int], list[int], list[int], int, float, float]:
+    """keys, DFs by key, lengths, lines, window, log of pages seen and warmth of :data:`SITE_SEGMENTS`."""
+    keys = [f"k{k}" for k, _, _ in segs]
+    dfs = {f"k{k}": df for k, _, df in segs if df}  # some keys missing: DF 1
+    lengths, lines = [n for _, n, _ in segs], [k for k, _, _ in segs]
+    return keys, dfs, lengths, lines, min(seen, combined.DF_WINDOW), math.log1p(seen) / 4, min(1.0, seen / 5)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=100, deadline=None)
+@SITE_SEGMENTS
 def test_the_compiled_site_rows_are_the_python_ones(
     segs: list[tuple[int, int, int]], seen: int, matched: list[int] | None
 ) -> None:
     count = 6
-    keys = [f"k{k}" for k, _, _ in segs]
-    dfs = {f"k{k}": df for k, _, df in segs if df}  # some keys missing: DF 1
-    seg = Segmentation(keys, [n for _, n, _ in segs], [0] * len(segs), [k for k, _, _ in segs], [], [])
-    window = min(seen, combined.DF_WINDOW)
-    log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
+    keys, dfs, lengths, lines, window, log_seen, warm = _site_inputs(segs, seen)
+    seg = Segmentation(keys, lengths, [0] * len(segs), lines, [], [])
     got = COMPILED.site_rows(seg.keys, seg.lengths, seg.lines, dfs, count, window, matched, log_seen, warm)
     want = combined._site_rows_py(seg, dfs, count, window, matched, log_seen, warm)
     assert repr(got) == repr(want)
@@ -456,20 +468,12 @@ def test_feature_rows_hold_the_rows_as_the_python_lists_do() -> None:
 
 @needs_compiled
 @settings(derandomize=True, max_examples=100, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(0, 5), st.integers(1, 300), st.integers(0, 30)), max_size=40),
-    st.integers(0, 40),
-    st.one_of(st.none(), st.lists(st.integers(0, 5), max_size=6, unique=True)),
-)
+@SITE_SEGMENTS
 def test_the_site_columns_are_the_site_rows(
     segs: list[tuple[int, int, int]], seen: int, matched: list[int] | None
 ) -> None:
     count = 6
-    keys = [f"k{k}" for k, _, _ in segs]
-    dfs = {f"k{k}": df for k, _, df in segs if df}
-    lengths, lines = [n for _, n, _ in segs], [k for k, _, _ in segs]
-    window = min(seen, combined.DF_WINDOW)
-    log_seen, warm = math.log1p(seen) / 4, min(1.0, seen / 5)
+    keys, dfs, lengths, lines, window, log_seen, warm = _site_inputs(segs, seen)
     rows = COMPILED.FeatureRows(count, 8)
     rows.site_columns(keys, lengths, lines, dfs, window, matched, log_seen, warm, 2)
     want = COMPILED.site_rows(keys, lengths, lines, dfs, count, window, matched, log_seen, warm)
@@ -521,7 +525,7 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
     sizes = [rng.randrange(1, 200) for _ in rows]
     first = table.value(0, combined._PAGES_SEEN) if rows else None
     want = combined.decide_page(rows, sizes, scorer, 0.45, site_df)
-    assert combined._decide_page(first, sizes, decide_at, 0.45) == want
+    assert combined._decide_page(first, lambda: sizes, decide_at, 0.45) == want
 
 
 @needs_compiled
