@@ -67,7 +67,8 @@ def report(pages: dict[str, demosite.Page], feed: Path) -> str:
     articles = sum(1 for p in pages.values() if p.article)
     return (
         f"feed: {feed}\n"
-        f"pages crawled: {len(items)} of {len(pages)}; article pages checked: {article_total and articles}\n"
+        f"pages crawled: {len({item['url'] for item in items})} of {len(pages)} (a start URL is fetched again "
+        f"when a page links back to it: {len(items)} items); article pages checked: {article_total and articles}\n"
         f"template lines removed from articles: {template_total - template_left} of {template_total} "
         f"({100 * (1 - template_left / max(1, template_total)):.1f}%)\n"
         f"per-page related-link lines removed: {related_total - related_left} of {related_total}\n"
