@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -96,14 +97,29 @@ def page_lines(
     return out
 
 
+#: A page's lines weigh their words times PAGE_WEIGHT over the square root of the page's words.
+PAGE_WEIGHT = 30.0
+
+
 def _stack(pages: Iterable[PageLines]) -> tuple[list[list[float]], list[int], list[float]]:
+    """The training rows, labels and weights of ``pages``.
+
+    Content F1 is a mean over pages (and sites), so a long page must not drown
+    the short ones: a line weighs its words, scaled down by the square root of
+    its page's words (a page of 10,000 words weighs 10 times one of 100, not
+    100 times).  Measured on sites never seen (``--cv 5``, one split; the same
+    features and rules), against weighting by words alone: site-macro F1 c2f
+    0.943 -> 0.943, dragnet10 0.916 -> 0.922, docs 0.946 -> 0.952, wcxb-dev
+    micro 0.854 -> 0.855 (docs/methods/combined.md).
+    """
     xs: list[list[float]] = []
     ys: list[int] = []
     ws: list[float] = []
     for page in pages:
         xs += page.rows
         ys += page.labels
-        ws += page.weights
+        scale = PAGE_WEIGHT / math.sqrt(sum(page.weights) or 1)
+        ws += [w * scale for w in page.weights]
     return xs, ys, ws
 
 

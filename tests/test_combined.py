@@ -103,6 +103,17 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     assert decide(rows, _every(0.2), 0.45, 0.9) == {0, 1, 2, 3}  # strong page evidence: it goes too
 
 
+def test_a_short_link_new_on_a_known_site_is_left_to_the_trees_unless_in_furniture():
+    known = math.log1p(5) / 4
+    seen = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, site_df=0.8)  # on most earlier pages
+    new = _row(log_pages_seen=known, link_density=1.0, log_words=1.0)  # a member of a missed container
+    in_nav = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, under_nav=1.0)
+    in_sidebar = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, unlikely=1.0)
+    rows = [seen, new, in_nav, in_sidebar]
+    assert decide(rows, _every(0.9), 0.45, 0.9) == {0, 2, 3}
+    assert decide(rows, _every(0.1), 0.45, 0.9) == {0, 1, 2, 3}  # the trees may still remove it
+
+
 def test_a_sites_first_page_keeps_lines_the_trees_are_unsure_of():
     first = [_row(log_words=3.0) for _ in range(4)]  # no site evidence: the site's first page
     second = [_row(log_words=3.0, log_pages_seen=math.log1p(1) / 4) for _ in range(4)]

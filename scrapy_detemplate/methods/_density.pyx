@@ -95,6 +95,7 @@ cdef Py_ssize_t _NTAGS_FEATURE = 0, _NFEATURES = 0, _UNDER = 0, _OWN = 0
 cdef object _d = None  # the density module
 cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN
 cdef object _find_body
+cdef list _landmarks = []  # (role as bytes, the tag bit it stands for): density.LANDMARKS
 
 # The class/id regexes, each an alternation of plain words (checked at load): matched in C on plain ASCII
 # values, as bits of one pass; other values go to the regexes themselves.
@@ -168,6 +169,7 @@ cdef int _init() except -1:
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
     _find_body = _html.find_body
+    _landmarks[:] = [(role.encode(), 1ULL << d._TAG_INDEX[tag]) for role, tag in d.LANDMARKS.items()]
     for i in range(256):
         _WORD[i] = 1 if (97 <= i <= 122) or (65 <= i <= 90) or (48 <= i <= 57) or i == 95 else 0
     _load_words(d)
@@ -742,6 +744,33 @@ cdef int _kinds(Page* page, Node* node, dict memo) except -1:
     return <int> kinds
 
 
+cdef unsigned long long _landmark(Node* node) except? 1:
+    """The tag bit of the element's landmark role (``density.LANDMARKS``), 0 when it has none."""
+    cdef const char* role = NULL
+    cdef int has = _attr(node.c, "role", &role)
+    cdef size_t start = 0, end
+    cdef char low[16]
+    cdef size_t k
+    if has < 0:
+        raise _HandBack()
+    if not has:
+        return 0
+    end = strlen(role)
+    while start < end and role[start] in b" \t\n\r\f":
+        start += 1
+    while end > start and role[end - 1] in b" \t\n\r\f":
+        end -= 1
+    if end - start >= sizeof(low):
+        return 0
+    for k in range(end - start):
+        low[k] = role[start + k] + 32 if 65 <= role[start + k] <= 90 else role[start + k]
+    low[end - start] = 0
+    for name, bit in _landmarks:
+        if strcmp(low, <const char*> (<bytes> name)) == 0:
+            return bit
+    return 0
+
+
 cdef inline void _no_info(Node* none) noexcept nogil:
     """What ``_NO_INFO`` says in Python: above the top, nothing."""
     none.tags = 0
@@ -786,6 +815,7 @@ cdef int _ancestry(Page* page, int el, int* chain, dict memo) except -1:
                 above.boiler_below, above.content_below, above.depth_below
             )
         node.tags = above.tags | ((1ULL << _tag_index[tag]) if _tag_index[tag] >= 0 else 0)
+        node.tags |= _landmark(node)
         node.boiler = above.boiler + (kinds & 1)
         node.content = above.content + (1 if kinds & 2 else 0)
         node.inside = above.inside or node.chosen

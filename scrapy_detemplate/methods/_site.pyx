@@ -1326,14 +1326,14 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
 
     ``columns`` are the features the rules read (warm DF, in container, link density,
-    log words, pages seen, site DF, in the LCS) and ``limits`` their bounds (menu words,
+    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside) and ``limits`` their bounds (menu words,
     known site, new DF, new link density); ``unique`` is ``threshold - UNIQUE_MARGIN``.
     The probabilities of the rows not decided outright are computed once per
     :class:`FeatureRows` (a site's first page asks again with other thresholds).
     """
-    cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs
+    cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
     cdef double menu_words, known_site, new_df, new_link
-    warm_df, in_container, link, log_words, pages_seen, df, in_lcs = columns
+    warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside = columns
     menu_words, known_site, new_df, new_link = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
@@ -1354,6 +1354,10 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             r = rows.data + i * rows.width
             outright[i] = (r[warm_df] >= site_df and (r[in_container] == 0.0 or r[link] >= 0.5)) or (
                 r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
+                and (
+                    not (r[pages_seen] > 0 and r[df] <= new_df and r[in_lcs] == 0.0)
+                    or r[unlikely] != 0.0 or r[under_nav] != 0.0 or r[under_aside] != 0.0
+                )
             )
             if outright[i]:
                 template.append(i)

@@ -84,6 +84,14 @@ TAGS = (
     "dt", "select", "time", "cite", "sup",
 )  # fmt: skip
 _TAG_INDEX = {tag: i for i, tag in enumerate(TAGS)}
+#: WAI-ARIA landmark roles and the tag each stands for: an element with ``role="navigation"`` is
+#: read as a ``<nav>`` (Sphinx's prev/next bar and sidebar, many themes' menus are ``<div>`` s that
+#: say so only there).  The value is compared whole, ASCII blanks stripped, lower case.
+LANDMARKS = {
+    "navigation": "nav", "menubar": "nav", "complementary": "aside", "contentinfo": "footer",
+    "banner": "header", "main": "main",
+}  # fmt: skip
+_BLANKS = " \t\n\r\f"
 
 #: Names of the page-level features, in order.
 FEATURES = (
@@ -227,8 +235,9 @@ class _Ancestry:
                 boiler_below, content_below, depth_below = (
                     boiler_below + is_boiler, content_below + is_content, depth_below + 1
                 )  # fmt: skip
+            landmark = LANDMARKS.get((node.get("role") or "").strip(_BLANKS).lower())
             above = (
-                tags | {tag},
+                tags | ({tag, landmark} if landmark else {tag}),
                 boiler + is_boiler,
                 content + is_content,
                 inside or node in self.chosen,

@@ -47,11 +47,13 @@ _WARM_DF = FEATURES.index("site_df_when_warm")
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 _MENU_WORDS = math.log1p(3)
 _SITE_DF, _IN_LCS, _PAGES_SEEN = (FEATURES.index(f) for f in ("site_df", "in_sandwich_lcs", "log_pages_seen"))
+#: Page furniture around a line: a readability "unlikely candidate" ancestor, a ``<nav>``, an ``<aside>``.
+_UNLIKELY, _UNDER_NAV, _UNDER_ASIDE = (FEATURES.index(f) for f in ("unlikely", "under_nav", "under_aside"))
 #: A line new on a site seen for at least 3 pages (DF share at most NEW_DF, not in the LCS, link
 #: density below NEW_LINK_DENSITY) is removed only below the threshold minus UNIQUE_MARGIN (``decide``).
 _KNOWN_SITE = math.log1p(3) / 4
 NEW_DF = 0.2
-NEW_LINK_DENSITY = 0.3
+NEW_LINK_DENSITY = 0.5
 UNIQUE_MARGIN = 0.2
 #: On a site's first page (no site evidence at all) lines go only below the threshold minus
 #: FIRST_PAGE_MARGIN, and below the threshold minus UNIQUE_MARGIN when that would still keep less
@@ -64,7 +66,10 @@ DF_WINDOW = 20
 #: (``_site.pyx``), or ``None``: the Python ones run.
 _compiled = _compiled_modules.load("scrapy_detemplate.methods._site")
 #: What ``decide_rows`` reads: the columns of ``decide``'s rules, and their bounds.
-_COLUMNS = (_WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS)
+_COLUMNS = (
+    _WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS, _UNLIKELY, _UNDER_NAV,
+    _UNDER_ASIDE,
+)  # fmt: skip
 _LIMITS = (_MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY)
 
 
@@ -309,9 +314,13 @@ def decide(
     page of the site (after a few pages), unless it is text inside the page's
     main container (a documentation page's ``Parameters`` and ``Returns``, a
     table's column names: the trees still weigh those).  And a menu entry: a line of at most
-    three words, all of it link text, outside the page's main container.  (The
-    trees, weighted by words, care little about one-word lines; this rule changes
-    no content F1 in cross-validation and leaves no stray menu words behind.)
+    three words, all of it link text, outside the page's main container, that the
+    site has shown before (or, on its first page, any such line) or that sits in page
+    furniture (a ``<nav>``, an ``<aside>``, readability's unlikely candidates).  (The
+    trees, weighted by words, care little about one-word lines; this rule leaves no
+    stray menu words behind.)  A short link new on a known site, elsewhere, is left
+    to the trees: on a documentation page whose main container was missed, it is a
+    member, a class or a section of the page's own contents (:func:`_menu_entry`).
 
     One kind needs stronger page evidence: on a site seen for a few pages, a line
     of text (not links) that site evidence calls new, on no earlier page and
@@ -324,9 +333,7 @@ def decide(
     template: list[int] = []
     pending: list[int] = []
     for i, row in enumerate(rows):
-        if (row[_WARM_DF] >= site_df and (not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5)) or (
-            row[_LINK_DENSITY] >= 0.99 and not row[_IN_CONTAINER] and row[_LOG_WORDS] <= _MENU_WORDS
-        ):
+        if (row[_WARM_DF] >= site_df and (not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5)) or _menu_entry(row):
             template.append(i)
         else:
             pending.append(i)
@@ -338,6 +345,14 @@ def decide(
             if p < (unique if _new_text_on_a_known_site(rows[i]) else threshold)
         ]
     return frozenset(template)
+
+
+def _menu_entry(row: list[float]) -> bool:
+    """A short line of links outside the main container that is not new on the site, or sits in furniture."""
+    if not (row[_LINK_DENSITY] >= 0.99 and not row[_IN_CONTAINER] and row[_LOG_WORDS] <= _MENU_WORDS):
+        return False
+    new = row[_PAGES_SEEN] > 0 and row[_SITE_DF] <= NEW_DF and not row[_IN_LCS]
+    return not new or bool(row[_UNLIKELY] or row[_UNDER_NAV] or row[_UNDER_ASIDE])
 
 
 def _new_text_on_a_known_site(row: list[float]) -> bool:

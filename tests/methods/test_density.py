@@ -69,3 +69,20 @@ def test_comment_threads_and_unlikely_candidates_are_marked():
     assert by_text[ARTICLE]["comment_words"] == 0.0 and by_text[ARTICLE]["unlikely"] == 0.0
     assert by_text["Popular posts"]["unlikely"] == 1.0 and by_text["Popular posts"]["comment_words"] == 0.0
     assert by_text["Kept column"]["unlikely"] == 0.0  # "main"/"column" rescue it, as in readability
+
+
+def test_a_landmark_role_reads_as_the_tag_it_stands_for():
+    # Sphinx's prev/next bar is <div class="related" role="navigation">: a nav in all but its tag.
+    html = f"""<html><body><div class="related" role="navigation"><a href="/p">Prev</a></div>
+        <div role=" Main "><p>{ARTICLE}</p></div><div role="contentinfo">Site footer</div>
+        <div role="complementary">Aside</div><div role="banner">Banner</div>
+        <div role="navigation main">Two roles</div></body></html>"""
+    root = parse_html(html)
+    rows = {line.text: row for line, row in zip(visible_lines(root), line_features(root, visible_lines(root)))}
+    under = {tag: density.FEATURES.index(f"under_{tag}") for tag in ("nav", "main", "footer", "aside", "header")}
+    assert [tag for tag, i in under.items() if rows["Prev"][i]] == ["nav"]
+    assert [tag for tag, i in under.items() if rows[ARTICLE][i]] == ["main"]
+    assert [tag for tag, i in under.items() if rows["Site footer"][i]] == ["footer"]
+    assert [tag for tag, i in under.items() if rows["Aside"][i]] == ["aside"]
+    assert [tag for tag, i in under.items() if rows["Banner"][i]] == ["header"]
+    assert [tag for tag, i in under.items() if rows["Two roles"][i]] == []  # a list of roles is not compared

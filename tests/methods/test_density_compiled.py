@@ -123,6 +123,11 @@ EDGE_CASES = {
         <h2>Title</h2><p>Text, text. <time>Today</time> <small>small</small> <sup>1</sup> <cite>c</cite></p>
         </article></main><aside><figure><figcaption>Caption</figcaption></figure></aside>
         <footer><center><font>Footer</font></center></footer></body></html>""",
+    "landmark roles": f"""<html><body><div role=" Navigation\t"><a href="/">Prev</a></div><div role="main">
+        <p>{STORY}</p><div role="complementary">aside</div></div><div role="contentinfo">foot</div>
+        <div role="banner">head</div><div role="menubar">menu</div><div role="navigation main">two</div>
+        <div role="&#160;navigation">nbsp</div><div role="navİgation">dotted</div><div role="">none</div>
+        <div role="{"navigation" * 3}">long</div></body></html>""",
 }
 
 
@@ -231,8 +236,14 @@ TEXTS = (
 )  # fmt: skip
 
 
-def element(tag: str, cls: str, ident: str, children: list[str]) -> str:
-    attrs = (f' class="{cls}"' if cls else "") + (f' id="{ident}"' if ident else "")
+ROLES = (
+    "navigation", " Navigation\t", "NAVIGATION", "menubar", "complementary", "contentinfo", "banner", "main",
+    "navigation main", "nav", "navigationx", "", "\xa0navigation", "navİgation", "mainſ", "x" * 40,
+)  # fmt: skip
+
+
+def element(tag: str, cls: str, ident: str, role: str, children: list[str]) -> str:
+    attrs = (f' class="{cls}"' if cls else "") + (f' id="{ident}"' if ident else "") + (f' role="{role}"' if role else "")
     return f"<{tag}{attrs}>{''.join(children)}</{tag}>"
 
 
@@ -245,6 +256,7 @@ nodes = st.recursive(
         st.sampled_from(TAGS),
         st.sampled_from(("", *WORDS)),
         st.sampled_from(("", *WORDS)),
+        st.sampled_from(("", "", "", *ROLES)),
         st.lists(children, max_size=4),
     ),
     max_leaves=40,
