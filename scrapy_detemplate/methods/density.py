@@ -85,7 +85,7 @@ TAGS = (
 )  # fmt: skip
 _TAG_INDEX = {tag: i for i, tag in enumerate(TAGS)}
 #: WAI-ARIA landmark roles and the tag each stands for: an element with ``role="navigation"`` is
-#: read as a ``<nav>`` (Sphinx's prev/next bar and sidebar, many themes' menus are ``<div>`` s that
+#: read as a ``<nav>`` (Sphinx's prev/next bar and sidebar, many themes' menus are ``<div>`` elements that
 #: say so only there).  The value is compared whole, ASCII blanks stripped, lower case.
 LANDMARKS = {
     "navigation": "nav", "menubar": "nav", "complementary": "aside", "contentinfo": "footer",
