@@ -21,6 +21,6 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
     echo "chromium is missing and cannot be installed here: the report's browser tests will be skipped"
   fi
 fi
-echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
+echo "== ruff"; .venv/bin/ruff check .; .venv/bin/ruff format --check .
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"; exec .venv/bin/python -m pytest "$@"

@@ -78,7 +78,8 @@ def test_a_landmark_role_reads_as_the_tag_it_stands_for():
         <div role="complementary">Aside</div><div role="banner">Banner</div>
         <div role="navigation main">Two roles</div></body></html>"""
     root = parse_html(html)
-    rows = {line.text: row for line, row in zip(visible_lines(root), line_features(root, visible_lines(root)))}
+    lines = visible_lines(root)
+    rows = {line.text: row for line, row in zip(lines, line_features(root, lines), strict=True)}
     under = {tag: density.FEATURES.index(f"under_{tag}") for tag in ("nav", "main", "footer", "aside", "header")}
     assert [tag for tag, i in under.items() if rows["Prev"][i]] == ["nav"]
     assert [tag for tag, i in under.items() if rows[ARTICLE][i]] == ["main"]

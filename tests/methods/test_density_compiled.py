@@ -243,7 +243,8 @@ ROLES = (
 
 
 def element(tag: str, cls: str, ident: str, role: str, children: list[str]) -> str:
-    attrs = (f' class="{cls}"' if cls else "") + (f' id="{ident}"' if ident else "") + (f' role="{role}"' if role else "")
+    attrs = (f' class="{cls}"' if cls else "") + (f' id="{ident}"' if ident else "")
+    attrs += f' role="{role}"' if role else ""
     return f"<{tag}{attrs}>{''.join(children)}</{tag}>"
 
 
