@@ -95,7 +95,12 @@ cdef Py_ssize_t _NTAGS_FEATURE = 0, _NFEATURES = 0, _UNDER = 0, _OWN = 0
 cdef object _d = None  # the density module
 cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN
 cdef object _find_body
-cdef list _landmarks = []  # (role as bytes, the tag bit it stands for): density.LANDMARKS
+# density.LANDMARKS: each role's name (lower case ASCII; the bytes kept in _keep), its length and tag bit.
+DEF MAX_LANDMARKS = 16
+cdef int _nlandmarks = 0
+cdef const char* _landmark_names[MAX_LANDMARKS]
+cdef size_t _landmark_sizes[MAX_LANDMARKS]
+cdef unsigned long long _landmark_bits[MAX_LANDMARKS]
 
 # The class/id regexes, each an alternation of plain words (checked at load): matched in C on plain ASCII
 # values, as bits of one pass; other values go to the regexes themselves.
@@ -124,7 +129,7 @@ cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
 
 
 cdef int _init() except -1:
-    global _d, _ntags, _A_BIT, _NTAGS_FEATURE, _NFEATURES, _UNDER, _OWN
+    global _d, _ntags, _A_BIT, _NTAGS_FEATURE, _NFEATURES, _UNDER, _OWN, _nlandmarks
     global _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _find_body
     if _d is not None:
         return 0
@@ -169,7 +174,15 @@ cdef int _init() except -1:
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
     _find_body = _html.find_body
-    _landmarks[:] = [(role.encode(), 1ULL << d._TAG_INDEX[tag]) for role, tag in d.LANDMARKS.items()]
+    if len(d.LANDMARKS) > MAX_LANDMARKS or not all(role.isascii() and role.islower() for role in d.LANDMARKS):
+        raise RuntimeError("density.LANDMARKS outgrew the compiled table")
+    _nlandmarks = 0
+    for role, tag in d.LANDMARKS.items():
+        raw = role.encode()
+        _keep.append(raw)
+        _landmark_names[_nlandmarks], _landmark_sizes[_nlandmarks] = <const char*> raw, len(raw)
+        _landmark_bits[_nlandmarks] = 1ULL << d._TAG_INDEX[tag]
+        _nlandmarks += 1
     for i in range(256):
         _WORD[i] = 1 if (97 <= i <= 122) or (65 <= i <= 90) or (48 <= i <= 57) or i == 95 else 0
     _load_words(d)
@@ -745,12 +758,11 @@ cdef int _kinds(Page* page, Node* node, dict memo) except -1:
 
 
 cdef unsigned long long _landmark(Node* node) except? 1:
-    """The tag bit of the element's landmark role (``density.LANDMARKS``), 0 when it has none."""
+    """The tag bit of the element's landmark role (``density.LANDMARKS``: the value whole, ASCII
+    blanks stripped, compared without ASCII case), 0 when it has none."""
     cdef const char* role = NULL
-    cdef int has = _attr(node.c, "role", &role)
+    cdef int has = _attr(node.c, "role", &role), k
     cdef size_t start = 0, end
-    cdef char low[16]
-    cdef size_t k
     if has < 0:
         raise _HandBack()
     if not has:
@@ -760,15 +772,22 @@ cdef unsigned long long _landmark(Node* node) except? 1:
         start += 1
     while end > start and role[end - 1] in b" \t\n\r\f":
         end -= 1
-    if end - start >= sizeof(low):
-        return 0
-    for k in range(end - start):
-        low[k] = role[start + k] + 32 if 65 <= role[start + k] <= 90 else role[start + k]
-    low[end - start] = 0
-    for name, bit in _landmarks:
-        if strcmp(low, <const char*> (<bytes> name)) == 0:
-            return bit
+    for k in range(_nlandmarks):
+        if end - start == _landmark_sizes[k] and _ascii_lower_is(role + start, _landmark_names[k], end - start):
+            return _landmark_bits[k]
     return 0
+
+
+cdef inline bint _ascii_lower_is(const char* s, const char* lower, size_t n) noexcept nogil:
+    """Whether ``s[:n]``, ASCII capitals lowered, is ``lower[:n]`` (not ``strncasecmp``: that
+    follows the C locale, which Python sets from the environment)."""
+    cdef size_t i
+    cdef char c
+    for i in range(n):
+        c = s[i]
+        if (c + 32 if 65 <= c <= 90 else c) != lower[i]:
+            return False
+    return True
 
 
 cdef inline void _no_info(Node* none) noexcept nogil:

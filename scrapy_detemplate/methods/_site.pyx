@@ -1326,8 +1326,9 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
 
     ``columns`` are the features the rules read (warm DF, in container, link density,
-    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside) and ``limits`` their bounds (menu words,
-    known site, new DF, new link density); ``unique`` is ``threshold - UNIQUE_MARGIN``.
+    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside) and
+    ``limits`` their bounds (menu words, known site, new DF, new link density); ``unique``
+    is ``threshold - UNIQUE_MARGIN``.
     The probabilities of the rows not decided outright are computed once per
     :class:`FeatureRows` (a site's first page asks again with other thresholds).
     """
