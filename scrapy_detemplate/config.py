@@ -70,7 +70,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_ISOTONIC_MIN_CHARS": 20,
     "DETEMPLATE_ISOTONIC_LEVELS": 20,
     "DETEMPLATE_COMBINED_MODEL": "",
-    "DETEMPLATE_COMBINED_THRESHOLD": 0.45,
+    "DETEMPLATE_COMBINED_THRESHOLD": 0.5,
     "DETEMPLATE_COMBINED_SITE_DF": 0.9,
     "DETEMPLATE_REPORT_DIR": "",
     "DETEMPLATE_REPORT_PAGES": 3,
@@ -133,7 +133,7 @@ class DetemplateConfig:
     sandwich_peer: str = "last"
     sandwich_candidates: int = 16
     combined_model: str = ""
-    combined_threshold: float = 0.45
+    combined_threshold: float = 0.5
     combined_site_df: float = 0.9
     segments_df_threshold: int = 5
     segments_block_ratio: float = 0.7

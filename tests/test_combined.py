@@ -10,7 +10,14 @@ import pytest
 
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
-from scrapy_detemplate.runners.combined import FEATURES, decide, decide_page, keep_table_rows_whole, load_forest
+from scrapy_detemplate.runners.combined import (
+    FEATURES,
+    decide,
+    decide_page,
+    expected_f1_cut,
+    keep_table_rows_whole,
+    load_forest,
+)
 from scrapy_detemplate.train_combined import line_labels
 
 STORY = " ".join(["The council met on Tuesday, and the vote on the bridge passed, after a long debate."] * 3)
@@ -74,10 +81,13 @@ def test_decisive_evidence_overrides_the_trees():
         row(link_density=1.0, log_words=1.0, in_container=1.0),
         row(link_density=1.0, log_words=2.5),  # eleven words of links: the trees decide
     ]
+    sizes = [100] * 5
     content = _every(0.9)  # the trees call every line content
-    assert decide(rows, content, 0.5, 0.9) == {0, 2}
-    assert decide(rows, content, 0.5, 2.0) == {2}  # the site override off
-    assert decide(rows, _every(0.1), 0.5, 0.9) == set(range(5))
+    assert decide(rows, sizes, content, 0.5, 0.9) == {0, 2}
+    assert decide(rows, sizes, content, 0.5, 2.0) == {2}  # the site override off
+    # The trees are asked about rows 1, 3 and 4 (0 and 2 are decided outright), then also row 0.
+    assert decide(rows, sizes, _scores([0.1, 0.1, 0.9]), 0.5, 0.9) == {0, 1, 2, 3}
+    assert decide(rows, sizes, _scores([0.9, 0.1, 0.1, 0.9]), 0.5, 2.0) == {1, 2, 3}
 
 
 def _every(p: float) -> Callable[[list[list[float]]], list[float]]:
@@ -94,42 +104,54 @@ def _row(**values: float) -> list[float]:
 
 def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     known = math.log1p(5) / 4  # five earlier pages of the site
+    story = _row(log_pages_seen=known, log_words=3.0, in_container=1.0)
     new_text = _row(log_pages_seen=known, log_words=3.0)  # on no earlier page, not in the LCS, no links
     repeated = _row(log_pages_seen=known, log_words=3.0, site_df=0.5)
     links = _row(log_pages_seen=known, log_words=3.0, link_density=0.8)
     first_page = _row(log_words=3.0)
-    rows = [new_text, repeated, links, first_page]
-    assert decide(rows, _every(0.35), 0.45, 0.9) == {1, 2, 3}  # weak page evidence: the new text stays
-    assert decide(rows, _every(0.2), 0.45, 0.9) == {0, 1, 2, 3}  # strong page evidence: it goes too
+    rows = [story, story, story, new_text, repeated, links, first_page]
+    sizes = [100, 100, 100, 25, 25, 25, 25]
+    # The page is cut at 0.45 (the third story line): 0.38 is just below it, 0.3 well below.
+    assert expected_f1_cut([0.9, 0.9, 0.45, 0.38, 0.38, 0.38, 0.38], sizes) == 0.45
+    weak = _scores([0.9, 0.9, 0.45, 0.38, 0.38, 0.38, 0.38])
+    assert decide(rows, sizes, weak, 0.5, 0.9) == {4, 5, 6}  # weak page evidence: the new text stays
+    strong = _scores([0.9, 0.9, 0.45, 0.3, 0.3, 0.3, 0.3])
+    assert decide(rows, sizes, strong, 0.5, 0.9) == {3, 4, 5, 6}  # strong page evidence: it goes too
 
 
 def test_a_short_link_new_on_a_known_site_is_left_to_the_trees_unless_in_furniture():
     known = math.log1p(5) / 4
+    story = _row(log_pages_seen=known, log_words=3.0, in_container=1.0)
     seen = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, site_df=0.8)  # on most earlier pages
     new = _row(log_pages_seen=known, link_density=1.0, log_words=1.0)  # a member of a missed container
     in_nav = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, under_nav=1.0)
     in_sidebar = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, unlikely=1.0)
-    rows = [seen, new, in_nav, in_sidebar]
-    assert decide(rows, _every(0.9), 0.45, 0.9) == {0, 2, 3}
-    assert decide(rows, _every(0.1), 0.45, 0.9) == {0, 1, 2, 3}  # the trees may still remove it
+    rows = [story, seen, new, in_nav, in_sidebar]
+    sizes = [400, 10, 10, 10, 10]
+    assert decide(rows, sizes, _every(0.9), 0.5, 0.9) == {1, 3, 4}
+    assert decide(rows, sizes, _scores([0.9, 0.1]), 0.5, 0.9) == {1, 2, 3, 4}  # the trees may still remove it
 
 
-def test_a_sites_first_page_keeps_lines_the_trees_are_unsure_of():
-    first = [_row(log_words=3.0) for _ in range(4)]  # no site evidence: the site's first page
-    second = [_row(log_words=3.0, log_pages_seen=math.log1p(1) / 4) for _ in range(4)]
+def test_a_page_the_trees_are_unsure_of_is_cut_lower():
+    rows = [_row(log_words=3.0) for _ in range(4)]
     sizes = [100, 100, 100, 100]
-    unsure = _scores([0.4, 0.4, 0.9, 0.9])  # two lines just below the threshold
-    assert decide_page(second, sizes, unsure, 0.45, 0.9) == {0, 1}
-    assert decide_page(first, sizes, unsure, 0.45, 0.9) == set()  # below 0.35 only
-    assert decide_page(first, sizes, _scores([0.3, 0.3, 0.9, 0.9]), 0.45, 0.9) == {0, 1}
+    assert decide_page(rows, sizes, _scores([0.3, 0.3, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
+    # Two lines the trees half believe, next to two they are sure of: keeping them is worth more.
+    assert expected_f1_cut([0.4, 0.4, 0.9, 0.9], sizes) == 0.4
+    assert decide_page(rows, sizes, _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == set()
+    # The same two lines beside a long confident story go: they would cost more precision than they bring.
+    assert decide_page(rows, [100, 100, 2000, 2000], _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
+    # DETEMPLATE_COMBINED_THRESHOLD bounds the cut: nothing at or above it goes.
+    assert decide_page(rows, sizes, _scores([0.3, 0.3, 0.9, 0.9]), 0.3, 0.9) == set()
 
 
-def test_a_first_page_the_trees_would_empty_keeps_all_but_the_surest_template():
-    rows = [_row(log_words=3.0) for _ in range(5)]
-    sizes = [100, 100, 100, 100, 20]
-    scores = _scores([0.3, 0.3, 0.3, 0.9, 0.1])  # 0.35 would keep 100 of 420 characters (under 30%)
-    assert decide_page(rows, sizes, scores, 0.45, 0.9) == {4}  # only what is below 0.25 goes
-    assert decide_page(rows, [100, 100, 100, 300, 20], scores, 0.45, 0.9) == {0, 1, 2, 4}  # 300 of 620 kept
+def test_the_expected_f1_cut():
+    assert expected_f1_cut([], []) == 1.0  # no lines: nothing to remove
+    assert expected_f1_cut([0.2], [5]) == 0.2  # one line: kept
+    assert expected_f1_cut([0.9, 0.1], [100, 100]) == 0.9
+    assert expected_f1_cut([0.0, 0.0], [10, 10]) == 0.0  # nothing believed: nothing removed
+    # Lines of equal probability are kept or removed together, whatever their order.
+    assert expected_f1_cut([0.9, 0.3, 0.3], [100, 1, 400]) == expected_f1_cut([0.9, 0.3, 0.3], [100, 400, 1])
 
 
 def _scores(values: list[float]) -> Callable[[list[list[float]]], list[float]]:
@@ -140,8 +162,10 @@ def _scores(values: list[float]) -> Callable[[list[list[float]]], list[float]]:
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     label = _row(site_df_when_warm=1.0, in_container=1.0, log_words=1.0)  # "Parameters", on every page
     share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)
-    assert decide([label, share_bar], _every(0.9), 0.45, 0.9) == {1}
-    assert decide([label, share_bar], _every(0.1), 0.45, 0.9) == {0, 1}
+    story = _row(in_container=1.0, log_words=4.0)
+    rows = [label, share_bar, story]
+    assert decide(rows, [10, 20, 400], _every(0.9), 0.5, 0.9) == {1}
+    assert decide(rows, [10, 20, 400], _scores([0.1, 0.9]), 0.5, 0.9) == {0, 1}
 
 
 def test_a_data_row_keeps_all_its_cells_or_none():

@@ -35,7 +35,7 @@ the Python functions run.
 
 from libc.math cimport NAN, exp, isnan
 from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_ND, PyBUF_STRIDES
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -1321,34 +1321,74 @@ cdef inline bint _doubles(list row, const int* used, int nused, double* out) exc
     return True
 
 
-def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double threshold, double unique,
+ctypedef struct _Ranked:
+    double p
+    double size
+    Py_ssize_t i
+
+
+cdef int _more_probable(const void* a, const void* b) noexcept nogil:
+    """qsort's order for ``combined.expected_f1_cut``: probability down, then line up."""
+    cdef const _Ranked* x = <const _Ranked*> a
+    cdef const _Ranked* y = <const _Ranked*> b
+    if x.p > y.p:
+        return -1
+    if x.p < y.p:
+        return 1
+    return (x.i > y.i) - (x.i < y.i)
+
+
+cdef double _expected_f1_cut(_Ranked* ranked, Py_ssize_t n) noexcept nogil:
+    """``combined.expected_f1_cut`` on ``n`` lines (sorted in place); the same sums in the same order."""
+    cdef Py_ssize_t k
+    cdef double gold = 0.0, best = -1.0, cut = 1.0, kept = 0.0, size = 0.0, f1
+    qsort(ranked, n, sizeof(_Ranked), _more_probable)
+    for k in range(n):
+        gold += ranked[k].p * ranked[k].size
+    for k in range(n):
+        kept += ranked[k].p * ranked[k].size
+        size += ranked[k].size
+        if k + 1 < n and ranked[k + 1].p == ranked[k].p:
+            continue
+        f1 = 2.0 * kept / (size + gold) if size + gold > 0 else 0.0
+        if f1 > best:
+            best = f1
+            cut = ranked[k].p
+    return cut
+
+
+def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, sizes, double threshold,
                 double site_df, tuple columns, tuple limits):
     """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
 
-    ``columns`` are the features the rules read (warm DF, in container, link density,
-    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside) and
-    ``limits`` their bounds (menu words, known site, new DF, new link density); ``unique``
-    is ``threshold - UNIQUE_MARGIN``.
+    ``sizes`` are the lines' lengths; ``columns`` the features the rules read (warm DF,
+    in container, link density, log words, pages seen, site DF, in the LCS, unlikely,
+    under nav, under aside) and ``limits`` their bounds (menu words, known site, new DF,
+    new link density, the margin of new text below the page's cut).
     The probabilities of the rows not decided outright are computed once per
-    :class:`FeatureRows` (a site's first page asks again with other thresholds).
+    :class:`FeatureRows`.
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
-    cdef double menu_words, known_site, new_df, new_link
+    cdef double menu_words, known_site, new_df, new_link, unique_margin, cut
     warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside = columns
-    menu_words, known_site, new_df, new_link = limits
+    menu_words, known_site, new_df, new_link, unique_margin = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
+    if len(sizes) != rows.count:
+        raise ValueError(f"expected {rows.count} line sizes, got {len(sizes)}")
     for j in columns:
         if not 0 <= j < rows.width:
             raise IndexError(f"no column {j} in rows of {rows.width}")
-    cdef Py_ssize_t i, npending = 0
+    cdef Py_ssize_t i, npending = 0, nranked = 0
     cdef const double* r
     cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(rows.count, 1) * sizeof(Py_ssize_t))
     cdef char* outright = <char*> malloc(max(rows.count, 1))
+    cdef _Ranked* ranked = <_Ranked*> malloc(max(rows.count, 1) * sizeof(_Ranked))
     cdef list template = []
-    if pending is NULL or outright is NULL:
+    if pending is NULL or outright is NULL or ranked is NULL:
         free(pending)
         free(outright)
+        free(ranked)
         raise MemoryError()
     try:
         for i in range(rows.count):
@@ -1362,21 +1402,29 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             )
             if outright[i]:
                 template.append(i)
-            elif isnan(rows.probability[i]):
-                pending[npending] = i
-                npending += 1
+            else:
+                ranked[nranked].i = i
+                ranked[nranked].size = sizes[i]
+                nranked += 1
+                if isnan(rows.probability[i]):
+                    pending[npending] = i
+                    npending += 1
         scorer._score_rows(rows, pending, npending)
+        for i in range(nranked):
+            ranked[i].p = rows.probability[ranked[i].i]
+        cut = min(_expected_f1_cut(ranked, nranked), threshold)
         for i in range(rows.count):
             if outright[i]:
                 continue
             r = rows.data + i * rows.width
             if rows.probability[i] < (
-                unique
+                cut - unique_margin
                 if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
-                else threshold
+                else cut
             ):
                 template.append(i)
     finally:
         free(pending)
         free(outright)
+        free(ranked)
     return frozenset(template)

@@ -501,39 +501,37 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
     scorer = model.scorer()
     compiled_scorer: Any = getattr(scorer, "__self__", None)
     rng = random.Random(seed)
-    rows = []
+    rows: list[list[float]] = []
     for values in rules:
+        if rows and rng.random() < 0.3:  # a line like an earlier one: equal probabilities, one group at the cut
+            rows.append(list(rng.choice(rows)))
+            continue
         row = [rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 30)]) for _ in model.features]
         for column, value in zip(combined._COLUMNS, values, strict=True):
             row[column] = value
         rows.append(row)
+    sizes = [rng.randrange(0, 200) for _ in rows]
     table = COMPILED.FeatureRows(3, len(model.features))
     table.set_columns([[1.0] * len(model.features)] * 3, 0)
-    COMPILED.decide_rows(table, compiled_scorer, 0.45, 0.25, site_df, combined._COLUMNS, combined._LIMITS)
+    COMPILED.decide_rows(table, compiled_scorer, [1, 1, 1], 0.5, site_df, combined._COLUMNS, combined._LIMITS)
     table.reshape(len(rows))  # an earlier page's rows and probabilities are forgotten
     table.set_columns(rows, 0)
-
-    def decide_at(threshold: float) -> frozenset[int]:
-        unique = threshold - combined.UNIQUE_MARGIN
-        return COMPILED.decide_rows(  # type: ignore[no-any-return]
-            table, compiled_scorer, threshold, unique, site_df, combined._COLUMNS, combined._LIMITS
-        )
-
-    # One table asked again with other thresholds, as on a site's first page: its probabilities are kept.
+    # One table asked again with other thresholds: its probabilities are kept.
     for threshold in thresholds:
-        assert decide_at(threshold) == combined.decide(rows, scorer, threshold, site_df)
-    sizes = [rng.randrange(1, 200) for _ in rows]
-    first = table.value(0, combined._PAGES_SEEN) if rows else None
-    want = combined.decide_page(rows, sizes, scorer, 0.45, site_df)
-    assert combined._decide_page(first, lambda: sizes, decide_at, 0.45) == want
+        got = COMPILED.decide_rows(table, compiled_scorer, sizes, threshold, site_df, combined._COLUMNS,
+                                   combined._LIMITS)  # fmt: skip
+        assert got == combined.decide_page(rows, sizes, scorer, threshold, site_df)
 
 
 @needs_compiled
 def test_the_compiled_decision_refuses_rows_of_another_width() -> None:
     scorer: Any = load_forest().scorer()
     with pytest.raises(ValueError):
-        COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, 0.45, 0.25, 0.9, combined._COLUMNS,
+        COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, [1, 1], 0.5, 0.9, combined._COLUMNS,
                              combined._LIMITS)  # fmt: skip
+    rows = COMPILED.FeatureRows(2, len(combined.FEATURES))
+    with pytest.raises(ValueError, match="line sizes"):
+        COMPILED.decide_rows(rows, scorer.__self__, [1], 0.5, 0.9, combined._COLUMNS, combined._LIMITS)
 
 
 @needs_compiled
