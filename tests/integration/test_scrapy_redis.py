@@ -143,8 +143,21 @@ def test_two_workers_crawl_every_page_once_and_share_what_they_learn(site, redis
     settings = {"CONCURRENT_REQUESTS": 2, "DETEMPLATE_METHOD": "rtdm", "DETEMPLATE_RTDM_MAX_PAGES": 4}
     # Start URLs for both (a batch is CONCURRENT_REQUESTS URLs); every other page is found through links.
     feed(redis, [base + "/", base + "/about.html", *(f"{base}/{s}/" for s in demosite.SECTIONS)])
+    # The server holds each worker's first requests until both have asked for a page: a worker that starts
+    # first would otherwise crawl the whole site before the other one's engine looks for work (an idle
+    # Scrapy engine polls its scheduler every 5 seconds).
+    # And each page takes 0.4 s, so the crawl outlasts that poll: a worker that went idle early comes back.
+    handler.hold.extend(["worker-a", "worker-b"])
+    handler.delay = 0.4
     workers = [Worker(name, redis, tmp_path, follow=True, settings=settings) for name in ("a", "b")]
     try:
+
+        def both_asked() -> bool:
+            with handler.lock:
+                return {"worker-a", "worker-b"} <= handler.requested.keys()
+
+        wait_until(both_asked, 60, "both workers to ask for a page")
+        handler.released.set()
         stats = {w.name: w.wait() for w in workers}
     finally:
         for w in workers:
