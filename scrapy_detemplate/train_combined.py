@@ -33,7 +33,7 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import CorpusPage, ManifestError, Summary, format_table, read_manifest, score_page
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
-from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decide_page
+from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decide
 from scrapy_detemplate.store import MemoryStore
 
 _TOKEN = re.compile(r"\w+")
@@ -159,8 +159,7 @@ def cross_validate(
         for page in held_out:
             text = page.visible
             if page.rows:
-                sizes = [len(t) for t in page.texts]
-                template = decide_page(page.rows, sizes, scorer, config.combined_threshold, config.combined_site_df)
+                template = decide(page.rows, scorer, config.combined_threshold, config.combined_site_df)
                 if 0 < len(template) < len(page.rows):
                     text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
             score = score_page(text, page.gold, page.visible)

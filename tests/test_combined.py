@@ -13,7 +13,6 @@ from scrapy_detemplate._html import parse_html, visible_lines
 from scrapy_detemplate.runners.combined import (
     FEATURES,
     decide,
-    decide_page,
     expected_f1_cut,
     keep_table_rows_whole,
     load_forest,
@@ -81,13 +80,13 @@ def test_decisive_evidence_overrides_the_trees():
         row(link_density=1.0, log_words=1.0, in_container=1.0),
         row(link_density=1.0, log_words=2.5),  # eleven words of links: the trees decide
     ]
-    sizes = [100] * 5
+    rows = _sized(rows, [100] * 5)
     content = _every(0.9)  # the trees call every line content
-    assert decide(rows, sizes, content, 0.5, 0.9) == {0, 2}
-    assert decide(rows, sizes, content, 0.5, 2.0) == {2}  # the site override off
+    assert decide(rows, content, 0.5, 0.9) == {0, 2}
+    assert decide(rows, content, 0.5, 2.0) == {2}  # the site override off
     # The trees are asked about rows 1, 3 and 4 (0 and 2 are decided outright), then also row 0.
-    assert decide(rows, sizes, _scores([0.1, 0.1, 0.9]), 0.5, 0.9) == {0, 1, 2, 3}
-    assert decide(rows, sizes, _scores([0.9, 0.1, 0.1, 0.9]), 0.5, 2.0) == {1, 2, 3}
+    assert decide(rows, _scores([0.1, 0.1, 0.9]), 0.5, 0.9) == {0, 1, 2, 3}
+    assert decide(rows, _scores([0.9, 0.1, 0.1, 0.9]), 0.5, 2.0) == {1, 2, 3}
 
 
 def _every(p: float) -> Callable[[list[list[float]]], list[float]]:
@@ -114,9 +113,9 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     # The page is cut at 0.45 (the third story line): 0.38 is just below it, 0.3 well below.
     assert expected_f1_cut([0.9, 0.9, 0.45, 0.38, 0.38, 0.38, 0.38], sizes) == 0.45
     weak = _scores([0.9, 0.9, 0.45, 0.38, 0.38, 0.38, 0.38])
-    assert decide(rows, sizes, weak, 0.5, 0.9) == {4, 5, 6}  # weak page evidence: the new text stays
+    assert decide(_sized(rows, sizes), weak, 0.5, 0.9) == {4, 5, 6}  # weak page evidence: the new text stays
     strong = _scores([0.9, 0.9, 0.45, 0.3, 0.3, 0.3, 0.3])
-    assert decide(rows, sizes, strong, 0.5, 0.9) == {3, 4, 5, 6}  # strong page evidence: it goes too
+    assert decide(_sized(rows, sizes), strong, 0.5, 0.9) == {3, 4, 5, 6}  # strong page evidence: it goes too
 
 
 def test_a_short_link_new_on_a_known_site_is_left_to_the_trees_unless_in_furniture():
@@ -127,22 +126,22 @@ def test_a_short_link_new_on_a_known_site_is_left_to_the_trees_unless_in_furnitu
     in_nav = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, under_nav=1.0)
     in_sidebar = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, unlikely=1.0)
     rows = [story, seen, new, in_nav, in_sidebar]
-    sizes = [400, 10, 10, 10, 10]
-    assert decide(rows, sizes, _every(0.9), 0.5, 0.9) == {1, 3, 4}
-    assert decide(rows, sizes, _scores([0.9, 0.1]), 0.5, 0.9) == {1, 2, 3, 4}  # the trees may still remove it
+    rows = _sized(rows, [400, 10, 10, 10, 10])
+    assert decide(rows, _every(0.9), 0.5, 0.9) == {1, 3, 4}
+    assert decide(rows, _scores([0.9, 0.1]), 0.5, 0.9) == {1, 2, 3, 4}  # the trees may still remove it
 
 
 def test_a_page_the_trees_are_unsure_of_is_cut_lower():
     rows = [_row(log_words=3.0) for _ in range(4)]
     sizes = [100, 100, 100, 100]
-    assert decide_page(rows, sizes, _scores([0.3, 0.3, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
+    assert decide(_sized(rows, sizes), _scores([0.3, 0.3, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
     # Two lines the trees half believe, next to two they are sure of: keeping them is worth more.
     assert expected_f1_cut([0.4, 0.4, 0.9, 0.9], sizes) == 0.4
-    assert decide_page(rows, sizes, _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == set()
+    assert decide(_sized(rows, sizes), _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == set()
     # The same two lines beside a long confident story go: they would cost more precision than they bring.
-    assert decide_page(rows, [100, 100, 2000, 2000], _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
+    assert decide(_sized(rows, [100, 100, 2000, 2000]), _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
     # DETEMPLATE_COMBINED_THRESHOLD bounds the cut: nothing at or above it goes.
-    assert decide_page(rows, sizes, _scores([0.3, 0.3, 0.9, 0.9]), 0.3, 0.9) == set()
+    assert decide(_sized(rows, sizes), _scores([0.3, 0.3, 0.9, 0.9]), 0.3, 0.9) == set()
 
 
 def test_the_expected_f1_cut():
@@ -152,6 +151,15 @@ def test_the_expected_f1_cut():
     assert expected_f1_cut([0.0, 0.0], [10, 10]) == 0.0  # nothing believed: nothing removed
     # Lines of equal probability are kept or removed together, whatever their order.
     assert expected_f1_cut([0.9, 0.3, 0.3], [100, 1, 400]) == expected_f1_cut([0.9, 0.3, 0.3], [100, 400, 1])
+
+
+def _sized(rows: list[list[float]], sizes: list[int]) -> list[list[float]]:
+    """Copies of ``rows`` for lines of these lengths (the cut reads a line's size from its ``log_chars``)."""
+    out = []
+    for row, size in zip(rows, sizes, strict=True):
+        out.append(list(row))
+        out[-1][FEATURES.index("log_chars")] = math.log1p(size)
+    return out
 
 
 def _scores(values: list[float]) -> Callable[[list[list[float]]], list[float]]:
@@ -164,8 +172,9 @@ def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)
     story = _row(in_container=1.0, log_words=4.0)
     rows = [label, share_bar, story]
-    assert decide(rows, [10, 20, 400], _every(0.9), 0.5, 0.9) == {1}
-    assert decide(rows, [10, 20, 400], _scores([0.1, 0.9]), 0.5, 0.9) == {0, 1}
+    rows = _sized(rows, [10, 20, 400])
+    assert decide(rows, _every(0.9), 0.5, 0.9) == {1}
+    assert decide(rows, _scores([0.1, 0.9]), 0.5, 0.9) == {0, 1}
 
 
 def test_a_data_row_keeps_all_its_cells_or_none():

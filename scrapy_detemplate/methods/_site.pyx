@@ -33,7 +33,7 @@ Optional: when this module was not built, or was built against another lxml,
 the Python functions run.
 """
 
-from libc.math cimport NAN, exp, isnan
+from libc.math cimport exp, expm1
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
@@ -933,7 +933,7 @@ cdef class FeatureRows:
     cdef readonly Py_ssize_t width
     cdef Py_ssize_t shape[2]
     cdef Py_ssize_t strides[2]
-    cdef double* probability  # per row: its probability of content (NaN: not scored yet)
+    cdef double* probability  # per row: its probability of content, where the scorer last wrote it
     cdef double* scratch  # the scorer's gathered features
     cdef Py_ssize_t rows_room  # rows data and probability have room for
     cdef Py_ssize_t scratch_room  # doubles scratch has room for
@@ -976,7 +976,6 @@ cdef class FeatureRows:
         self.count = count
         self.shape[0], self.shape[1] = count, self.width
         memset(self.data, 0, count * self.width * sizeof(double))
-        self.forget()
 
     cdef double* room_to_score(self, Py_ssize_t doubles) except NULL:
         """The scorer's scratch, with room for ``doubles``."""
@@ -1017,12 +1016,6 @@ cdef class FeatureRows:
     def __len__(self):
         return self.count
 
-    cdef void forget(self) noexcept:
-        """The rows changed: no probability is known."""
-        cdef Py_ssize_t i
-        for i in range(self.count):
-            self.probability[i] = NAN
-
     def value(self, Py_ssize_t i, Py_ssize_t j):
         """Row ``i``'s feature ``j``."""
         if not (0 <= i < self.count and 0 <= j < self.width):
@@ -1054,7 +1047,6 @@ cdef class FeatureRows:
             row = self.data + i * self.width + at
             for j in range(size):
                 row[j] = values[j]
-        self.forget()
 
     def site_columns(self, list keys, list lengths, list line_of, dfs, long long window, matched,
                      double log_seen, double warm, Py_ssize_t at):
@@ -1063,7 +1055,6 @@ cdef class FeatureRows:
             raise ValueError(f"5 site features from column {at} do not fit in {self.width}")
         _site_rows(keys, lengths, line_of, dfs, self.count, window, matched, log_seen, warm,
                    self.data + at, self.width)
-        self.forget()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1357,74 +1348,65 @@ cdef double _expected_f1_cut(_Ranked* ranked, Py_ssize_t n) noexcept nogil:
     return cut
 
 
-def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, sizes, double threshold,
-                double site_df, tuple columns, tuple limits):
+def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double threshold, double site_df,
+                tuple columns, tuple limits):
     """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
 
-    ``sizes`` are the lines' lengths; ``columns`` the features the rules read (warm DF,
-    in container, link density, log words, pages seen, site DF, in the LCS, unlikely,
-    under nav, under aside) and ``limits`` their bounds (menu words, known site, new DF,
-    new link density, the margin of new text below the page's cut).
-    The probabilities of the rows not decided outright are computed once per
-    :class:`FeatureRows`.
+    ``columns`` are the features the rules read (warm DF, in container, link density,
+    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, and log
+    characters, the line's size to the cut) and ``limits`` their bounds (menu words, known
+    site, new DF, new link density, the margin of new text below the page's cut).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
+    cdef Py_ssize_t log_chars
     cdef double menu_words, known_site, new_df, new_link, unique_margin, cut
-    warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside = columns
+    (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
+     log_chars) = columns
     menu_words, known_site, new_df, new_link, unique_margin = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
-    if len(sizes) != rows.count:
-        raise ValueError(f"expected {rows.count} line sizes, got {len(sizes)}")
     for j in columns:
         if not 0 <= j < rows.width:
             raise IndexError(f"no column {j} in rows of {rows.width}")
-    cdef Py_ssize_t i, npending = 0, nranked = 0
+    cdef Py_ssize_t i, k, npending = 0
     cdef const double* r
     cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(rows.count, 1) * sizeof(Py_ssize_t))
-    cdef char* outright = <char*> malloc(max(rows.count, 1))
     cdef _Ranked* ranked = <_Ranked*> malloc(max(rows.count, 1) * sizeof(_Ranked))
     cdef list template = []
-    if pending is NULL or outright is NULL or ranked is NULL:
+    if pending is NULL or ranked is NULL:
         free(pending)
-        free(outright)
         free(ranked)
         raise MemoryError()
     try:
         for i in range(rows.count):
             r = rows.data + i * rows.width
-            outright[i] = (r[warm_df] >= site_df and (r[in_container] == 0.0 or r[link] >= 0.5)) or (
+            if (r[warm_df] >= site_df and (r[in_container] == 0.0 or r[link] >= 0.5)) or (
                 r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
                 and (
                     not (r[pages_seen] > 0 and r[df] <= new_df and r[in_lcs] == 0.0)
                     or r[unlikely] != 0.0 or r[under_nav] != 0.0 or r[under_aside] != 0.0
                 )
-            )
-            if outright[i]:
+            ):
                 template.append(i)
             else:
-                ranked[nranked].i = i
-                ranked[nranked].size = sizes[i]
-                nranked += 1
-                if isnan(rows.probability[i]):
-                    pending[npending] = i
-                    npending += 1
+                pending[npending] = i
+                npending += 1
         scorer._score_rows(rows, pending, npending)
-        for i in range(nranked):
-            ranked[i].p = rows.probability[ranked[i].i]
-        cut = min(_expected_f1_cut(ranked, nranked), threshold)
-        for i in range(rows.count):
-            if outright[i]:
-                continue
-            r = rows.data + i * rows.width
-            if rows.probability[i] < (
+        for k in range(npending):
+            i = pending[k]
+            ranked[k].i = i
+            ranked[k].p = rows.probability[i]
+            ranked[k].size = expm1(rows.data[i * rows.width + log_chars])
+        cut = min(_expected_f1_cut(ranked, npending), threshold)
+        for k in range(npending):
+            r = rows.data + ranked[k].i * rows.width
+            if ranked[k].p < (
                 cut - unique_margin
                 if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
                 else cut
             ):
-                template.append(i)
+                template.append(ranked[k].i)
     finally:
         free(pending)
-        free(outright)
         free(ranked)
     return frozenset(template)

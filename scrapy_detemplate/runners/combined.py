@@ -45,6 +45,8 @@ SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "si
 FEATURES = (*PAGE_FEATURES, *SITE_FEATURES)
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
+#: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
+_LOG_CHARS = FEATURES.index("log_chars")
 _MENU_WORDS = math.log1p(3)
 _SITE_DF, _IN_LCS, _PAGES_SEEN = (FEATURES.index(f) for f in ("site_df", "in_sandwich_lcs", "log_pages_seen"))
 #: Page furniture around a line: a readability "unlikely candidate" ancestor, a ``<nav>``, an ``<aside>``.
@@ -63,7 +65,7 @@ _compiled = _compiled_modules.load("scrapy_detemplate.methods._site")
 #: What ``decide_rows`` reads: the columns of ``decide``'s rules, and their bounds.
 _COLUMNS = (
     _WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS, _UNLIKELY, _UNDER_NAV,
-    _UNDER_ASIDE,
+    _UNDER_ASIDE, _LOG_CHARS,
 )  # fmt: skip
 _LIMITS = (_MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN)
 
@@ -79,7 +81,6 @@ def line_features_into(root: etree._Element, lines: list[Line], title: str, rows
 def decide_rows(
     rows: FeatureRows,
     scorer: ForestScorer,
-    sizes: Sequence[int],
     threshold: float,
     site_df: float,
     columns: tuple[int, ...],
@@ -87,7 +88,7 @@ def decide_rows(
 ) -> frozenset[int]:
     """:func:`decide` on rows in C (``_site.decide_rows``; only with the compiled module)."""
     assert _compiled is not None
-    template: frozenset[int] = _compiled.decide_rows(rows, scorer, sizes, threshold, site_df, columns, limits)
+    template: frozenset[int] = _compiled.decide_rows(rows, scorer, threshold, site_df, columns, limits)
     return template
 
 
@@ -218,8 +219,7 @@ class CombinedRunner:
             template = self._decide_compiled(page)
         else:
             rows = self._evidence.features(page)
-            sizes = [len(line.text) for line in page.lines]
-            template = decide_page(rows, sizes, self._probabilities, self._threshold, self._site_df)
+            template = decide(rows, self._probabilities, self._threshold, self._site_df)
         template = keep_table_rows_whole(page.lines, template)
         if not template:
             return Verdict(detail="all_content")
@@ -228,34 +228,21 @@ class CombinedRunner:
         return Verdict(template_lines=template)
 
     def _decide_compiled(self, page: ParsedPage) -> frozenset[int]:
-        """:func:`decide_page` on the page's :meth:`CombinedEvidence.feature_rows`: the same lines,
+        """:func:`decide` on the page's :meth:`CombinedEvidence.feature_rows`: the same lines,
         the rows kept in C from the evidence to the trees (``_site.pyx``)."""
         kept = self._rows_free.acquire(blocking=False)
         try:
             rows = self._evidence.feature_rows(page, self._kept_rows if kept else None)
             if kept:
                 self._kept_rows = rows
-            sizes = [len(line.text) for line in page.lines]
-            return decide_rows(rows, self._scorer, sizes, self._threshold, self._site_df, _COLUMNS, _LIMITS)
+            return decide_rows(rows, self._scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
         finally:
             if kept:
                 self._rows_free.release()
 
 
-def decide_page(
-    rows: list[list[float]],
-    sizes: Sequence[int],
-    probabilities: Callable[[list[list[float]]], Sequence[float]],
-    threshold: float,
-    site_df: float,
-) -> frozenset[int]:
-    """The template lines of a page: :func:`decide` (``sizes``: the lines' lengths)."""
-    return decide(rows, sizes, probabilities, threshold, site_df)
-
-
 def decide(
     rows: list[list[float]],
-    sizes: Sequence[int],
     probabilities: Callable[[list[list[float]]], Sequence[float]],
     threshold: float,
     site_df: float,
@@ -264,7 +251,7 @@ def decide(
 
     ``probabilities`` gives the probability of content of each of the rows it
     is given (:meth:`Forest.scorer`); it is asked, in one call, about the rows
-    not decided outright.  ``sizes`` are the lines' lengths.
+    not decided outright.
 
     Two kinds of line are template whatever the trees say.  Site evidence is
     decisive when it is overwhelming: a line that stood on nearly every earlier
@@ -299,7 +286,7 @@ def decide(
             pending.append(i)
     if pending:
         scores = list(probabilities([rows[i] for i in pending]))
-        cut = min(expected_f1_cut(scores, [sizes[i] for i in pending]), threshold)
+        cut = min(expected_f1_cut(scores, [math.expm1(rows[i][_LOG_CHARS]) for i in pending]), threshold)
         template += [
             i
             for i, p in zip(pending, scores, strict=True)
@@ -308,7 +295,7 @@ def decide(
     return frozenset(template)
 
 
-def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[int]) -> float:
+def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[float]) -> float:
     """The probability below which a page's lines go, so that its expected content F1 is highest.
 
     With each line content with its probability ``p`` (the trees' out-of-site
@@ -316,9 +303,10 @@ def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[int]) -> flo
     keeping the lines of probability at least ``c`` has expected F1 about
     ``2 * sum(p * size) / (sum(size) + G)`` over the kept lines (the plug-in
     estimate; Lipton et al. 2014, "Optimal thresholding of classifiers to maximize
-    F1 measure": the best threshold is half the best F1 reached).  Lines are taken from the most probable
-    down, a group of equal probabilities at a time; the cut is the probability of the
-    last group of the best prefix (1.0, removing nothing, with no lines).  Measured on
+    F1 measure": the best threshold is half the best F1 reached).  Lines are taken
+    from the most probable down, a group of equal probabilities at a time; the cut is
+    the probability of the last group of the best prefix (1.0, removing nothing, with
+    no lines).  Measured on
     sites never seen against a fixed 0.45 with a first-page margin and a collapse
     rule (docs/methods/combined.md): wcxb-dev micro 0.855 -> 0.863, c2f 0.946 ->
     0.950, dragnet10 0.928 -> 0.929, docs 0.954 -> 0.953.

@@ -507,31 +507,30 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
             rows.append(list(rng.choice(rows)))
             continue
         row = [rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 30)]) for _ in model.features]
-        for column, value in zip(combined._COLUMNS, values, strict=True):
+        for column, value in zip(combined._COLUMNS[:-1], values, strict=True):  # the rules' columns
             row[column] = value
+        row[combined._LOG_CHARS] = math.log1p(rng.randrange(0, 200))  # the line's size to the cut
         rows.append(row)
-    sizes = [rng.randrange(0, 200) for _ in rows]
     table = COMPILED.FeatureRows(3, len(model.features))
     table.set_columns([[1.0] * len(model.features)] * 3, 0)
-    COMPILED.decide_rows(table, compiled_scorer, [1, 1, 1], 0.5, site_df, combined._COLUMNS, combined._LIMITS)
-    table.reshape(len(rows))  # an earlier page's rows and probabilities are forgotten
+    COMPILED.decide_rows(table, compiled_scorer, 0.5, site_df, combined._COLUMNS, combined._LIMITS)
+    table.reshape(len(rows))  # an earlier page's rows and probabilities are not read again
     table.set_columns(rows, 0)
-    # One table asked again with other thresholds: its probabilities are kept.
+    # One table asked again with other thresholds.
     for threshold in thresholds:
-        got = COMPILED.decide_rows(table, compiled_scorer, sizes, threshold, site_df, combined._COLUMNS,
-                                   combined._LIMITS)  # fmt: skip
-        assert got == combined.decide_page(rows, sizes, scorer, threshold, site_df)
+        got = COMPILED.decide_rows(table, compiled_scorer, threshold, site_df, combined._COLUMNS, combined._LIMITS)
+        assert got == combined.decide(rows, scorer, threshold, site_df)
 
 
 @needs_compiled
 def test_the_compiled_decision_refuses_rows_of_another_width() -> None:
     scorer: Any = load_forest().scorer()
     with pytest.raises(ValueError):
-        COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, [1, 1], 0.5, 0.9, combined._COLUMNS,
+        COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, 0.5, 0.9, combined._COLUMNS,
                              combined._LIMITS)  # fmt: skip
     rows = COMPILED.FeatureRows(2, len(combined.FEATURES))
-    with pytest.raises(ValueError, match="line sizes"):
-        COMPILED.decide_rows(rows, scorer.__self__, [1], 0.5, 0.9, combined._COLUMNS, combined._LIMITS)
+    with pytest.raises(IndexError, match="no column"):  # a rule's column outside the rows
+        COMPILED.decide_rows(rows, scorer.__self__, 0.5, 0.9, (*combined._COLUMNS[:-1], 10_000), combined._LIMITS)
 
 
 @needs_compiled
