@@ -37,8 +37,9 @@ from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decid
 from scrapy_detemplate.store import MemoryStore
 
 _TOKEN = re.compile(r"\w+")
-#: Fewest lines in a leaf of the boosted trees, and their L2 regularisation.
-MIN_LEAF = 300
+#: Most leaves of a tree, fewest lines in a leaf, and the leaves' L2 regularisation.
+LEAVES = 63
+MIN_LEAF = 100
 L2 = 1.0
 
 
@@ -127,7 +128,7 @@ def cross_validate(
     pages: Sequence[PageLines],
     folds: int = 5,
     trees: int = 80,
-    leaves: int = 31,
+    leaves: int = LEAVES,
     config: DetemplateConfig | None = None,
     split: int = 0,
     min_leaf: int = MIN_LEAF,
@@ -179,7 +180,7 @@ def fit(
     ys: list[int],
     ws: list[float] | None = None,
     trees: int = 80,
-    leaves: int = 31,
+    leaves: int = LEAVES,
     seed: int = 0,
     min_leaf: int = MIN_LEAF,
     l2: float = L2,
@@ -245,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="score each corpus with a model trained on the other corpora only (no -o, no --cv)",
     )  # fmt: skip
     parser.add_argument("--trees", type=int, default=80)
-    parser.add_argument("--leaves", type=int, default=31)
+    parser.add_argument("--leaves", type=int, default=LEAVES)
     args = parser.parse_args(argv)
     if (bool(args.output) + bool(args.cv) + args.leave_corpus_out) != 1:
         parser.error("give one of -o/--output, --cv or --leave-corpus-out")

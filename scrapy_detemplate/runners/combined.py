@@ -31,6 +31,7 @@ from scrapy_detemplate.methods import density as _density
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest
+from scrapy_detemplate.methods.kinds import KIND_FEATURES, page_kinds
 from scrapy_detemplate.methods.segments import Segmentation
 from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     ForestScorer = Any  # _site.ForestScorer
 
 SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "site_df_when_warm")
-FEATURES = (*PAGE_FEATURES, *SITE_FEATURES)
+FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES)
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 #: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
@@ -116,8 +117,10 @@ class CombinedEvidence:
         """Feature vectors of the page's lines; updates the site state (one call per page)."""
         title = page.root.findtext(".//title") or ""
         rows = line_features(page.root, page.lines, title)
+        kinds = page_kinds(page.html)
         for row, site in zip(rows, self.site_features(page), strict=True):
             row += site
+            row += kinds
         return rows
 
     def feature_rows(self, page: ParsedPage, rows: FeatureRows | None = None) -> FeatureRows:
@@ -133,6 +136,7 @@ class CombinedEvidence:
         if not line_features_into(page.root, page.lines, title, rows):
             rows.set_columns(line_features(page.root, page.lines, title), 0)
         self.site_features_into(page, rows)
+        rows.set_columns([page_kinds(page.html)] * len(page.lines), len(PAGE_FEATURES) + len(SITE_FEATURES))
         return rows
 
     def site_features(self, page: ParsedPage) -> list[list[float]]:

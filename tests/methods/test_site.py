@@ -174,7 +174,16 @@ def _html() -> st.SearchStrategy[str]:
             lambda t: f"<{t[0]}{t[1]}>{''.join(t[2])}</{t[0]}>{t[3]}"
         )
 
-    return st.recursive(leaf, nest, max_leaves=30).map(lambda body: f"<html><body>{body}</body></html>")
+    head = st.sampled_from(
+        [
+            "",
+            "<meta property='og:type' content='article'>",
+            '<script type="application/ld+json">{"@type": ["Product", "Thing"]}</script>',
+        ]
+    )  # the kinds a page declares (methods.kinds): the last columns of the combined features
+    return st.tuples(head, st.recursive(leaf, nest, max_leaves=30)).map(
+        lambda t: f"<html><head>{t[0]}</head><body>{t[1]}</body></html>"
+    )
 
 
 @needs_compiled
