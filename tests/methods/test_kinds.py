@@ -63,3 +63,17 @@ def test_an_og_type_is_read_inside_one_tag_only() -> None:
     # A match that could run past a ``<`` made a page of unclosed ``<meta`` cost quadratic time.
     assert declared_kinds('<meta property="og:type" <p content="article">') == set()
     assert declared_kinds("<meta" * 50_000 + '<meta property="og:type" content="article">') == {"og:article"}
+
+
+@pytest.mark.parametrize(
+    "html",
+    ["og:type" * 50_000, '"@type"' * 50_000, "itemtype=" * 50_000, '<meta property="og:type"' * 20_000],
+)
+def test_a_page_of_needles_is_read_once_each(html: str) -> None:
+    # Each needle is matched from its own tag, not searched back to the start of the page.
+    assert declared_kinds(html) == set()
+
+
+def test_two_og_types_in_one_tag_read_once() -> None:
+    html = '<meta property="og:type" content="og:type article"><meta content="product" property="og:type">'
+    assert declared_kinds(html) == {"og:og:type article", "og:product"}
