@@ -28,8 +28,16 @@ KIND_NAMES: tuple[frozenset[str], ...] = (
     frozenset({"product", "offer", "aggregateoffer", "og:product", "individualproduct", "productgroup"}),
     frozenset({"discussionforumposting", "qapage", "comment", "socialmediaposting", "question", "answer"}),
     frozenset(
-        {"article", "newsarticle", "blogposting", "og:article", "reportagenewsarticle", "techarticle"}
-        | {"scholarlyarticle", "og:blog"}
+        {
+            "article",
+            "newsarticle",
+            "blogposting",
+            "og:article",
+            "reportagenewsarticle",
+            "techarticle",
+            "scholarlyarticle",
+            "og:blog",
+        }
     ),
     frozenset({"itemlist", "collectionpage", "searchresultspage", "og:product.group", "offercatalog"}),
 )

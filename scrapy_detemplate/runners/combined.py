@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "site_df_when_warm")
 FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES)
 _WARM_DF = FEATURES.index("site_df_when_warm")
+_KINDS_AT = FEATURES.index(KIND_FEATURES[0])
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 #: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
 _LOG_CHARS = FEATURES.index("log_chars")
@@ -136,7 +137,7 @@ class CombinedEvidence:
         if not line_features_into(page.root, page.lines, title, rows):
             rows.set_columns(line_features(page.root, page.lines, title), 0)
         self.site_features_into(page, rows)
-        rows.set_columns([page_kinds(page.html)] * len(page.lines), len(PAGE_FEATURES) + len(SITE_FEATURES))
+        rows.set_columns([page_kinds(page.html)] * len(page.lines), _KINDS_AT)
         return rows
 
     def site_features(self, page: ParsedPage) -> list[list[float]]:
