@@ -59,8 +59,9 @@ _OG_TYPE = re.compile(
 def _declared(html: str, needle: str, pattern: re.Pattern[str], *, from_tag: bool = False) -> list[str]:
     """What ``pattern`` reads at each ``needle`` in ``html`` (from the start of its tag if ``from_tag``).
 
-    ``str.find`` skips through the page faster than a regular expression searches it: the
-    three searches cost about a fifth of a parse of the page, the finds well under half that.
+    ``str.find`` skips through the page faster than a regular expression searches it
+    (median over 300 pages each of c2f / docs / wcxb-dev, against a parse of the page: the
+    three searches 0.20 / 0.19 / 0.30, the finds 0.13 / 0.10 / 0.19).
     """
     found = []
     at, searched = html.find(needle), 0
