@@ -167,6 +167,23 @@ def _scores(values: list[float]) -> Callable[[list[list[float]]], list[float]]:
     return lambda rows: values[: len(rows)]
 
 
+def test_a_comment_thread_stays_when_it_is_all_the_page_has():
+    thread = 2 / 3  # two ancestors whose class or id names a comment thread
+    title = _row(log_words=2.5)
+    reply = _row(log_words=3.0, comment_words=thread, ends_sentence=1.0)
+    buttons = _row(log_words=1.0, comment_words=thread, link_density=1.0)
+    rows = _sized([title, reply, reply, buttons], [80, 200, 200, 10])
+    trees = _scores([0.9, 0.05, 0.05, 0.05])  # news-trained: a thread is not content
+    assert decide(rows, trees, 0.5, 0.9) == {3}  # a link aggregator's thread page: the replies stay
+    story = _sized([title, reply, reply, buttons], [400, 200, 200, 10])
+    assert decide(story, trees, 0.5, 0.9) == {1, 2, 3}  # under a story, the thread goes
+    once = _row(log_words=3.0, comment_words=1 / 3, ends_sentence=1.0)
+    one_level = _sized([title, once, once, buttons], [80, 200, 200, 10])
+    assert decide(one_level, trees, 0.5, 0.9) == {1, 2, 3}  # one "reply" class above: not enough to call it a thread
+    short = _sized([title, reply, reply, buttons], [140, 60, 60, 10])
+    assert decide(short, trees, 0.5, 0.9) == {1, 2, 3}  # a thread shorter than twice the rest goes
+
+
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     label = _row(site_df_when_warm=1.0, in_container=1.0, log_words=1.0)  # "Parameters", on every page
     share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import forumsite
+import pytest
 from docsite import FOOTER, site
 
 from scrapy_detemplate import Detemplater
@@ -41,4 +43,34 @@ def test_the_default_removes_a_documentation_sites_template_once_the_site_is_kno
         leaked = [line for line in page.template if line in kept]
         assert not leaked, f"{page.url} kept template lines {leaked}"
         assert not any(FOOTER[0] in line for line in kept)
+        assert result.status == "cleaned"
+
+
+@pytest.mark.parametrize("replies", ["post", "comment"])
+def test_the_default_keeps_every_post_of_a_forum_thread_whole(replies: str) -> None:
+    """A forum's replies are not a news page's comments: every word of every post stays, on
+    every page, whether the posts are ``post`` records or a thread of ``comment`` ones (a
+    thread that is all the page has stays: ``combined._unless_the_thread_is_the_page``).  The
+    thread's title is left to the trees on a site's very first page (on wcxb-dev, an ``<h1>``
+    that repeats the ``<title>`` is content on 38% of pages), and kept from then on."""
+    engine = Detemplater()
+    for n, page in enumerate(forumsite.site(replies=replies)):
+        result = engine.process(page.url, page.body)
+        missing = bag("\n".join(page.posts if n == 0 else (page.title, *page.posts))) - bag(result.text)
+        assert not missing, f"{page.url} lost {sorted(missing.elements())[:10]}"
+
+
+@pytest.mark.parametrize("replies", ["post", "comment"])
+def test_the_default_removes_a_forums_template_once_the_site_is_known(replies: str) -> None:
+    """Header, sidebar and footer go from the fourth page on.  A ``comment`` thread's row of
+    buttons is part of the thread the page keeps until site evidence is warm (two more pages)."""
+    engine = Detemplater()
+    for n, page in enumerate(forumsite.site(replies=replies)):
+        result = engine.process(page.url, page.body)
+        if n < WARM:
+            continue
+        kept = _lines(result.text)
+        template = page.template if replies == "post" or n >= WARM + 2 else page.template[:-1]
+        leaked = [line for line in template if line in kept]
+        assert not leaked, f"{page.url} kept template lines {leaked}"
         assert result.status == "cleaned"

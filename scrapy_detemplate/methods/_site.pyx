@@ -1353,16 +1353,18 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     """``combined.decide`` on ``rows``: the template lines, a ``frozenset``.
 
     ``columns`` are the features the rules read (warm DF, in container, link density,
-    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, and log
-    characters, the line's size to the cut) and ``limits`` their bounds (menu words, known
-    site, new DF, new link density, the margin of new text below the page's cut).
+    log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, comment
+    words, ends sentence, under pre, and log characters, the line's size to the cut) and ``limits`` their bounds (menu
+    words, known site, new DF, new link density, the margin of new text below the page's cut,
+    and the thread rule's comment words, characters of the rest of the page and ratio).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
-    cdef Py_ssize_t log_chars
+    cdef Py_ssize_t comment_words, ends_sentence, under_pre, log_chars
     cdef double menu_words, known_site, new_df, new_link, unique_margin, cut
+    cdef double thread_words, thread_only, thread_ratio, others = 0.0, thread = 0.0
     (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
-     log_chars) = columns
-    menu_words, known_site, new_df, new_link, unique_margin = limits
+     comment_words, ends_sentence, under_pre, log_chars) = columns
+    menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
     for j in columns:
@@ -1373,6 +1375,8 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     cdef Py_ssize_t* pending = <Py_ssize_t*> malloc(max(rows.count, 1) * sizeof(Py_ssize_t))
     cdef _Ranked* ranked = <_Ranked*> malloc(max(rows.count, 1) * sizeof(_Ranked))
     cdef list template = []
+    cdef list below = []
+    cdef char* out = NULL
     if pending is NULL or ranked is NULL:
         free(pending)
         free(ranked)
@@ -1405,8 +1409,31 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
                 if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
                 else cut
             ):
-                template.append(ranked[k].i)
+                below.append(ranked[k].i)
+        # combined._unless_the_thread_is_the_page: a comment thread on a page with nothing else stays.
+        out = <char*> calloc(max(rows.count, 1), sizeof(char))
+        if out is NULL:
+            raise MemoryError()
+        for k in template:
+            out[k] = 1
+        for k in below:
+            out[k] = 2
+        for i in range(rows.count):  # in the order of the lines, as the Python sums
+            r = rows.data + i * rows.width
+            if not out[i] and r[comment_words] < thread_words:
+                others += expm1(r[log_chars])
+        if others < thread_only:
+            for i in range(rows.count):
+                r = rows.data + i * rows.width
+                if (out[i] == 2 and r[comment_words] >= thread_words
+                        and (r[ends_sentence] != 0.0 or r[under_pre] != 0.0) and r[link] < new_link):
+                    thread += expm1(r[log_chars])
+                    out[i] = 3  # a thread line
+            if thread > 0.0 and thread >= thread_ratio * max(others, 1.0):
+                below = [k for k in below if out[k] != 3]
+        template += below
     finally:
         free(pending)
         free(ranked)
+        free(out)
     return frozenset(template)

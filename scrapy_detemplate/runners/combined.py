@@ -59,6 +59,15 @@ _KNOWN_SITE = math.log1p(3) / 4
 NEW_DF = 0.2
 NEW_LINK_DENSITY = 0.5
 UNIQUE_MARGIN = 0.1
+#: Lines under at least two elements whose class/id names a comment thread (``comment_words`` is
+#: ``min(count, 3) / 3``) are a thread; when the page keeps less than THREAD_ONLY_CHARS characters of
+#: anything else and the thread's cut sentences hold THREAD_RATIO times that, the thread is the page.
+_COMMENT_WORDS, _ENDS_SENTENCE, _UNDER_PRE = (
+    FEATURES.index(f) for f in ("comment_words", "ends_sentence", "under_pre")
+)
+THREAD_WORDS = 0.5
+THREAD_ONLY_CHARS = 150.0
+THREAD_RATIO = 2.0
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 #: The compiled per-line loop of ``site_features``, the rows in C and the decision on them
@@ -67,9 +76,11 @@ _compiled = _compiled_modules.load("scrapy_detemplate.methods._site")
 #: What ``decide_rows`` reads: the columns of ``decide``'s rules, and their bounds.
 _COLUMNS = (
     _WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS, _UNLIKELY, _UNDER_NAV,
-    _UNDER_ASIDE, _LOG_CHARS,
+    _UNDER_ASIDE, _COMMENT_WORDS, _ENDS_SENTENCE, _UNDER_PRE, _LOG_CHARS,
 )  # fmt: skip
-_LIMITS = (_MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN)
+_LIMITS = (
+    _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS, THREAD_RATIO,
+)  # fmt: skip
 
 
 def line_features_into(root: etree._Element, lines: list[Line], title: str, rows: FeatureRows) -> bool:
@@ -281,6 +292,8 @@ def decide(
     :data:`UNIQUE_MARGIN`.  What repeats across a site's pages is template on any
     genre; what is new on a documentation page is its content, and page evidence
     alone, learned mostly from news, is weak there.
+    A comment thread on a page that has nothing else (:func:`_unless_the_thread_is_the_page`)
+    keeps the text lines the cut would take.
     """
     template: list[int] = []
     pending: list[int] = []
@@ -292,12 +305,34 @@ def decide(
     if pending:
         scores = list(probabilities([rows[i] for i in pending]))
         cut = min(expected_f1_cut(scores, [math.expm1(rows[i][_LOG_CHARS]) for i in pending]), threshold)
-        template += [
+        below = [
             i
             for i, p in zip(pending, scores, strict=True)
             if p < (cut - UNIQUE_MARGIN if _new_text_on_a_known_site(rows[i]) else cut)
         ]
+        template += _unless_the_thread_is_the_page(rows, below, set(template) | set(below))
     return frozenset(template)
+
+
+def _unless_the_thread_is_the_page(rows: list[list[float]], below: list[int], template: set[int]) -> list[int]:
+    """``below`` (the lines under the page's cut) without a comment thread's text lines when
+    the thread is all the page has: a link aggregator's or a forum's thread page (lobste.rs,
+    old Reddit), whose story is a title and a link.  On a news page the thread under the story
+    is not content, and there the story keeps more than :data:`THREAD_ONLY_CHARS`.  Only the
+    thread's sentences and code come back (lines that end like a sentence or stand in a
+    ``<pre>``, mostly text): a forum's signatures and profile fields (a member's rig, "Posted
+    March 19, 2024") stay cut."""
+    others = 0.0
+    for i, row in enumerate(rows):
+        if i not in template and row[_COMMENT_WORDS] < THREAD_WORDS:
+            others += math.expm1(row[_LOG_CHARS])
+    if others >= THREAD_ONLY_CHARS:
+        return below
+    thread = [i for i in below if _thread_text(rows[i])]
+    if not thread or sum(math.expm1(rows[i][_LOG_CHARS]) for i in thread) < THREAD_RATIO * max(others, 1.0):
+        return below
+    keep = set(thread)
+    return [i for i in below if i not in keep]
 
 
 def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[float]) -> float:
@@ -338,6 +373,14 @@ def _menu_entry(row: list[float]) -> bool:
         return False
     new = row[_PAGES_SEEN] > 0 and row[_SITE_DF] <= NEW_DF and not row[_IN_LCS]
     return not new or bool(row[_UNLIKELY] or row[_UNDER_NAV] or row[_UNDER_ASIDE])
+
+
+def _thread_text(row: list[float]) -> bool:
+    return bool(
+        row[_COMMENT_WORDS] >= THREAD_WORDS
+        and (row[_ENDS_SENTENCE] or row[_UNDER_PRE])
+        and row[_LINK_DENSITY] < NEW_LINK_DENSITY
+    )
 
 
 def _new_text_on_a_known_site(row: list[float]) -> bool:
