@@ -316,9 +316,10 @@ def decide(
 
 def _unless_the_thread_is_the_page(rows: list[list[float]], below: list[int], template: set[int]) -> list[int]:
     """``below`` (the lines under the page's cut) without a comment thread's text lines when
-    the thread is all the page has: a link aggregator's or a forum's thread page (lobste.rs,
-    old Reddit), whose story is a title and a link.  On a news page the thread under the story
-    is not content, and there the story keeps more than :data:`THREAD_ONLY_CHARS`.  Only the
+    the thread is all the page has: a link aggregator's thread page (lobste.rs, whose story is
+    a title and a link), a forum whose posts are ``comment`` records.  On a news page the thread
+    under the story is not content, and there the story keeps more than
+    :data:`THREAD_ONLY_CHARS`.  Only the
     thread's sentences and code come back (lines that end like a sentence or stand in a
     ``<pre>``, mostly text): a forum's signatures and profile fields (a member's rig, "Posted
     March 19, 2024") stay cut."""
