@@ -30,7 +30,8 @@ _VERBS = ("reads", "writes", "returns", "validates", "flushes", "opens", "closes
 _ADJ = ("current", "default", "raw", "encoded", "pending", "shared", "optional", "nested", "cached", "remote")
 
 
-def _sentence(rng: random.Random, words: int = 12) -> str:
+def sentence(rng: random.Random, words: int = 12) -> str:
+    """A generated sentence of ``words`` words, ending in a number and a full stop (shared with ``forumsite``)."""
     parts = [f"{rng.choice(_ADJ)} {rng.choice(_NOUNS)}" if i % 3 == 0 else rng.choice(_VERBS) for i in range(words)]
     text = " ".join(parts)
     return text[0].upper() + text[1:] + f" {rng.randint(1, 999)}."
@@ -48,8 +49,8 @@ def _api_entry(rng: random.Random, module: str, n: int) -> tuple[str, list[str]]
     name = f"{rng.choice(_VERBS).rstrip('s')}_{rng.choice(_NOUNS)}{n}"
     args = ", ".join(f"{rng.choice(_NOUNS)}{i}: int = {rng.randint(0, 9)}" for i in range(rng.randint(1, 3)))
     signature = f"{module}.{name}({args}) -> {rng.choice(_NOUNS).title()}"
-    description = _sentence(rng, 14)
-    params = [f"{rng.choice(_NOUNS)}{i} – {_sentence(rng, 6)}" for i in range(2)]
+    description = sentence(rng, 14)
+    params = [f"{rng.choice(_NOUNS)}{i} – {sentence(rng, 6)}" for i in range(2)]
     returns = f"A {rng.choice(_ADJ)} {rng.choice(_NOUNS)} {rng.randint(1, 99)}."
     markup = (
         f'<dl class="py function"><dt class="sig sig-object py" id="{module}.{name}">'
@@ -88,7 +89,7 @@ def _table(rng: random.Random) -> tuple[str, list[str]]:
 
 
 def _glossary(rng: random.Random) -> tuple[str, list[str]]:
-    terms = [(f"{rng.choice(_ADJ)} {rng.choice(_NOUNS)} {rng.randint(1, 99)}", _sentence(rng, 9)) for _ in range(3)]
+    terms = [(f"{rng.choice(_ADJ)} {rng.choice(_NOUNS)} {rng.randint(1, 99)}", sentence(rng, 9)) for _ in range(3)]
     markup = '<dl class="glossary">' + "".join(f"<dt>{t}</dt><dd><p>{d}</p></dd>" for t, d in terms) + "</dl>"
     return markup, [x for pair in terms for x in pair]
 
@@ -101,7 +102,7 @@ def page(index: int, seed: int = 0) -> DocPage:
     parts: list[str] = []
     content: list[str] = [title]
     parts.append(f'<h1>{html.escape(title)}<a class="headerlink" href="#">¶</a></h1>')
-    intro = _sentence(rng, 18)
+    intro = sentence(rng, 18)
     parts.append(f"<p>{intro}</p>")
     content.append(intro)
     for s, (heading, language) in enumerate((("Functions", "python"), ("Examples", "console"), ("Options", "ini"))):

@@ -22,7 +22,7 @@ import html
 import random
 from dataclasses import dataclass
 
-from docsite import _sentence
+from docsite import sentence
 
 FORUM = "Frobnicate community forum"
 CATEGORIES = ("General", "Help", "Announcements", "Plugins", "Off-topic", "Jobs")
@@ -62,7 +62,7 @@ def _post(rng: random.Random, n: int, earlier: list[str], replies: str) -> tuple
         lines.append(text)
     else:
         for _ in range(rng.randint(1, 3)):
-            text = _sentence(rng, rng.randint(8, 22))
+            text = sentence(rng, rng.randint(8, 22))
             parts.append(f"<p>{html.escape(text)}</p>")
             lines.append(text)
         if rng.random() < 0.3:
@@ -90,7 +90,7 @@ def page(index: int, seed: int = 0, replies: str = "post") -> ThreadPage:
     """Thread ``index`` of the forum (0 <= index < :data:`THREADS`); its posts are ``replies``
     records (``"post"`` or ``"comment"``)."""
     rng = random.Random(seed * 1000 + index)
-    title = f"How do I make the {_sentence(rng, 4)[:-1].lower()} work with plugins?"
+    title = f"How do I make the {sentence(rng, 4)[:-1].lower()} work with plugins?"
     category = rng.choice(CATEGORIES)
     content: list[str] = [title]
     posts: list[str] = []

@@ -1403,6 +1403,9 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             ranked[k].p = rows.probability[i]
             ranked[k].size = expm1(rows.data[i * rows.width + log_chars])
         cut = min(_expected_f1_cut(ranked, npending), threshold)
+        out = <char*> calloc(max(rows.count, 1), sizeof(char))  # 1: kept by the cut, 2: below it
+        if out is NULL:
+            raise MemoryError()
         for k in range(npending):
             r = rows.data + ranked[k].i * rows.width
             if ranked[k].p < (
@@ -1411,18 +1414,16 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
                 else cut
             ):
                 below.append(ranked[k].i)
+                out[ranked[k].i] = 2
+            else:
+                out[ranked[k].i] = 1
         # combined._unless_the_thread_is_the_page: a comment thread on a page with nothing else stays.
-        out = <char*> calloc(max(rows.count, 1), sizeof(char))
-        if out is NULL:
-            raise MemoryError()
-        for k in template:
-            out[k] = 1
-        for k in below:
-            out[k] = 2
         for i in range(rows.count):  # in the order of the lines, as the Python sums
             r = rows.data + i * rows.width
-            if not out[i] and r[comment_words] < thread_words:
+            if out[i] == 1 and r[comment_words] < thread_words:
                 others += expm1(r[log_chars])
+                if others >= thread_only:
+                    break
         if others < thread_only:
             for i in range(rows.count):
                 r = rows.data + i * rows.width

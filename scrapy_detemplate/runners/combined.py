@@ -305,16 +305,18 @@ def decide(
     if pending:
         scores = list(probabilities([rows[i] for i in pending]))
         cut = min(expected_f1_cut(scores, [math.expm1(rows[i][_LOG_CHARS]) for i in pending]), threshold)
-        below = [
-            i
-            for i, p in zip(pending, scores, strict=True)
-            if p < (cut - UNIQUE_MARGIN if _new_text_on_a_known_site(rows[i]) else cut)
-        ]
-        template += _unless_the_thread_is_the_page(rows, below, set(template) | set(below))
+        below: list[int] = []
+        others = 0.0  # the kept lines' characters outside comment threads, in the order of the lines
+        for i, p in zip(pending, scores, strict=True):
+            if p < (cut - UNIQUE_MARGIN if _new_text_on_a_known_site(rows[i]) else cut):
+                below.append(i)
+            elif rows[i][_COMMENT_WORDS] < THREAD_WORDS and others < THREAD_ONLY_CHARS:
+                others += math.expm1(rows[i][_LOG_CHARS])
+        template += _unless_the_thread_is_the_page(rows, below, others)
     return frozenset(template)
 
 
-def _unless_the_thread_is_the_page(rows: list[list[float]], below: list[int], template: set[int]) -> list[int]:
+def _unless_the_thread_is_the_page(rows: list[list[float]], below: list[int], others: float) -> list[int]:
     """``below`` (the lines under the page's cut) without a comment thread's text lines when
     the thread is all the page has: a link aggregator's thread page (lobste.rs, whose story is
     a title and a link), a forum whose posts are ``comment`` records.  On a news page the thread
@@ -322,11 +324,8 @@ def _unless_the_thread_is_the_page(rows: list[list[float]], below: list[int], te
     :data:`THREAD_ONLY_CHARS`.  Only the
     thread's sentences and code come back (lines that end like a sentence or stand in a
     ``<pre>``, mostly text): a forum's signatures and profile fields (a member's rig, "Posted
-    March 19, 2024") stay cut."""
-    others = 0.0
-    for i, row in enumerate(rows):
-        if i not in template and row[_COMMENT_WORDS] < THREAD_WORDS:
-            others += math.expm1(row[_LOG_CHARS])
+    March 19, 2024") stay cut.  ``others`` is what the page keeps outside the thread, in
+    characters (counted up to :data:`THREAD_ONLY_CHARS`)."""
     if others >= THREAD_ONLY_CHARS:
         return below
     thread = [i for i in below if _thread_text(rows[i])]
