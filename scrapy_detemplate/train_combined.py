@@ -5,8 +5,8 @@
 
 Pages are taken in manifest order, site after site, so site-level features are
 exactly what a crawl would have seen.  A line is labelled content when at least
-half of its word trigrams occur in the gold text (lines of one or two words:
-when they occur in it as a phrase).  Each line weighs as many words as it has,
+half of its words align with the gold text's, in order, each gold word claimed
+once (:func:`line_labels`).  Each line weighs as many words as it has,
 as the content measures count words.  Needs scikit-learn (training only); the
 model is written as plain JSON trees (:mod:`scrapy_detemplate.methods.forest`).
 
@@ -19,6 +19,7 @@ F1 are reported per corpus as ``scrapy-detemplate eval`` reports them.
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import json
 import math
@@ -44,19 +45,34 @@ L2 = 1.0
 
 
 def line_labels(lines: Sequence[Line], gold: str) -> list[int]:
-    """1 for a content line, 0 for template, judged against the gold text."""
+    """1 for a content line, 0 for template, judged against the gold text.
+
+    The page's words, line after line, are aligned with the gold's words
+    (:class:`difflib.SequenceMatcher`'s matching blocks, without its junk
+    heuristic), and a line is content when at least half of its words are
+    aligned.  Each word of the gold is claimed once and in order, as the
+    content measures count words: a headline repeated in a breadcrumb, a
+    teaser of the lede under "related", a menu entry whose one word also
+    stands in the article are template, where a test of whether the line's
+    trigrams occur anywhere in the gold called them content.  Measured on
+    sites never seen (5 site folds, two splits; the same features and rules),
+    against that test: site-macro F1 c2f 0.950 -> 0.960, dragnet10 0.928 ->
+    0.940, docs 0.959 -> 0.973, wcxb-dev micro 0.863 -> 0.866
+    (docs/methods/combined.md).
+    """
     gold_tokens = _TOKEN.findall(gold.lower())
-    trigrams = set(zip(gold_tokens, gold_tokens[1:], gold_tokens[2:], strict=False))
-    joined = f" {' '.join(gold_tokens)} "
-    labels = []
-    for line in lines:
-        tokens = _TOKEN.findall(line.text.lower())
-        if len(tokens) < 3:
-            labels.append(1 if tokens and f" {' '.join(tokens)} " in joined else 0)
-            continue
-        grams = list(zip(tokens, tokens[1:], tokens[2:], strict=False))
-        labels.append(1 if sum(g in trigrams for g in grams) * 2 >= len(grams) else 0)
-    return labels
+    line_tokens = [_TOKEN.findall(line.text.lower()) for line in lines]
+    page_tokens: list[str] = []
+    owner: list[int] = []
+    for index, tokens in enumerate(line_tokens):
+        page_tokens += tokens
+        owner += [index] * len(tokens)
+    aligned = [0] * len(line_tokens)
+    matcher = difflib.SequenceMatcher(None, page_tokens, gold_tokens, autojunk=False)
+    for start, _, size in matcher.get_matching_blocks():
+        for position in range(start, start + size):
+            aligned[owner[position]] += 1
+    return [1 if tokens and aligned[index] * 2 >= len(tokens) else 0 for index, tokens in enumerate(line_tokens)]
 
 
 @dataclass(slots=True)

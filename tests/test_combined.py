@@ -12,6 +12,7 @@ from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
 from scrapy_detemplate.runners.combined import (
     FEATURES,
+    KEEP_WEIGHT,
     decide,
     expected_f1_cut,
     keep_table_rows_whole,
@@ -53,6 +54,17 @@ def test_threshold_must_be_a_probability():
 def test_labels_follow_the_gold_text():
     lines = visible_lines(parse_html("<body><p>Home</p><p>the vote on the bridge passed today</p><p>Bridge</p></body>"))
     assert line_labels(lines, "After debate the vote on the bridge passed today. Bridge") == [0, 1, 1]
+
+
+def test_a_gold_word_labels_one_line_only():
+    # The headline repeated in a breadcrumb, and a menu entry whose one word the story also holds:
+    # each gold word is claimed once, in order, so only one copy is content.
+    html = (
+        "<body><ul><li>News</li><li>Bridge vote passes</li></ul><h1>Bridge vote passes</h1>"
+        "<p>the council voted for the new bridge and the news spread</p></body>"
+    )
+    gold = "Bridge vote passes. The council voted for the new bridge and the news spread"
+    assert line_labels(visible_lines(parse_html(html)), gold) == [0, 0, 1, 1]
 
 
 def test_a_line_on_nearly_every_earlier_page_of_the_site_is_template():
@@ -132,7 +144,8 @@ def test_a_short_link_new_on_a_known_site_is_left_to_the_trees_unless_in_furnitu
 
 
 def test_a_page_the_trees_are_unsure_of_is_cut_lower():
-    rows = [_row(log_words=3.0) for _ in range(4)]
+    known = math.log1p(5) / 4  # a page of a site seen for five pages: no lean toward keeping
+    rows = [_row(log_words=3.0, log_pages_seen=known, site_df=0.5) for _ in range(4)]
     sizes = [100, 100, 100, 100]
     assert decide(_sized(rows, sizes), _scores([0.3, 0.3, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
     # Two lines the trees half believe, next to two they are sure of: keeping them is worth more.
@@ -142,6 +155,20 @@ def test_a_page_the_trees_are_unsure_of_is_cut_lower():
     assert decide(_sized(rows, [100, 100, 2000, 2000]), _scores([0.4, 0.4, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
     # DETEMPLATE_COMBINED_THRESHOLD bounds the cut: nothing at or above it goes.
     assert decide(_sized(rows, sizes), _scores([0.3, 0.3, 0.9, 0.9]), 0.3, 0.9) == set()
+
+
+def test_a_sites_first_page_keeps_a_block_the_trees_doubt():
+    rows = [_row(log_words=3.0) for _ in range(4)]  # no page of the site seen before
+    sizes = [100, 100, 100, 100]
+    # The expected F1 alone would cut the two doubted lines (0.82 against 0.75 for keeping them);
+    # with the share kept weighing KEEP_WEIGHT, keeping them is worth more on a first page.
+    assert expected_f1_cut([0.3, 0.3, 0.9, 0.9], sizes) == 0.9
+    assert expected_f1_cut([0.3, 0.3, 0.9, 0.9], sizes, KEEP_WEIGHT) == 0.3
+    assert decide(_sized(rows, sizes), _scores([0.3, 0.3, 0.9, 0.9]), 0.5, 0.9) == set()
+    # Lines the trees are sure are template still go.
+    assert decide(_sized(rows, sizes), _scores([0.05, 0.05, 0.9, 0.9]), 0.5, 0.9) == {0, 1}
+    # Nothing in the share kept: the plain expected F1.
+    assert expected_f1_cut([0.3, 0.9], [0, 0], KEEP_WEIGHT) == 0.9
 
 
 def test_the_expected_f1_cut():

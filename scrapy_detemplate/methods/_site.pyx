@@ -1329,19 +1329,22 @@ cdef int _more_probable(const void* a, const void* b) noexcept nogil:
     return (x.i > y.i) - (x.i < y.i)
 
 
-cdef double _expected_f1_cut(_Ranked* ranked, Py_ssize_t n) noexcept nogil:
+cdef double _expected_f1_cut(_Ranked* ranked, Py_ssize_t n, double keep_weight) noexcept nogil:
     """``combined.expected_f1_cut`` on ``n`` lines (sorted in place); the same sums in the same order."""
     cdef Py_ssize_t k
-    cdef double gold = 0.0, best = -1.0, cut = 1.0, kept = 0.0, size = 0.0, f1
+    cdef double gold = 0.0, total = 0.0, best = -1.0, cut = 1.0, kept = 0.0, size = 0.0, f1
     qsort(ranked, n, sizeof(_Ranked), _more_probable)
     for k in range(n):
         gold += ranked[k].p * ranked[k].size
+        total += ranked[k].size
     for k in range(n):
         kept += ranked[k].p * ranked[k].size
         size += ranked[k].size
         if k + 1 < n and ranked[k + 1].p == ranked[k].p:
             continue
         f1 = 2.0 * kept / (size + gold) if size + gold > 0 else 0.0
+        if keep_weight != 0.0:
+            f1 = (1.0 - keep_weight) * f1 + keep_weight * (size / total if total > 0 else 0.0)
         if f1 > best:
             best = f1
             cut = ranked[k].p
@@ -1357,15 +1360,16 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     words, ends sentence, under pre, and log characters, the line's size to the cut) and
     ``limits`` their bounds (menu words, known site, new DF, new link density, the margin of
     new text below the page's cut, and the thread rule's comment words, characters of the
-    rest of the page and ratio: ``combined._unless_the_thread_is_the_page``).
+    rest of the page and ratio: ``combined._unless_the_thread_is_the_page``; and the weight
+    of the share kept in the page's cut, ``combined.KEEP_WEIGHT``).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
     cdef Py_ssize_t comment_words, ends_sentence, under_pre, log_chars
     cdef double menu_words, known_site, new_df, new_link, unique_margin, cut
-    cdef double thread_words, thread_only, thread_ratio, others = 0.0, thread = 0.0
+    cdef double thread_words, thread_only, thread_ratio, keep_weight, others = 0.0, thread = 0.0, kept_thread = 0.0
     (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
      comment_words, ends_sentence, under_pre, log_chars) = columns
-    menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio = limits
+    menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio, keep_weight = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
     for j in columns:
@@ -1402,7 +1406,9 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             ranked[k].i = i
             ranked[k].p = rows.probability[i]
             ranked[k].size = expm1(rows.data[i * rows.width + log_chars])
-        cut = min(_expected_f1_cut(ranked, npending), threshold)
+        if npending and not rows.data[pending[0] * rows.width + pages_seen] < known_site:
+            keep_weight = 0.0  # a known site: its own evidence decides, no lean toward keeping
+        cut = min(_expected_f1_cut(ranked, npending, keep_weight), threshold)
         out = <char*> calloc(max(rows.count, 1), sizeof(char))  # 1: kept by the cut, 2: below it
         if out is NULL:
             raise MemoryError()
@@ -1427,11 +1433,14 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
         if others < thread_only:
             for i in range(rows.count):
                 r = rows.data + i * rows.width
-                if (out[i] == 2 and r[comment_words] >= thread_words
+                if (out[i] != 0 and r[comment_words] >= thread_words
                         and (r[ends_sentence] != 0.0 or r[under_pre] != 0.0) and r[link] < new_link):
-                    thread += expm1(r[log_chars])
-                    out[i] = 3  # a thread line
-            if thread > 0.0 and thread >= thread_ratio * max(others, 1.0):
+                    if out[i] == 2:
+                        thread += expm1(r[log_chars])
+                        out[i] = 3  # a thread line under the cut
+                    else:
+                        kept_thread += expm1(r[log_chars])
+            if thread > 0.0 and thread + kept_thread >= thread_ratio * max(others, 1.0):
                 below = [k for k in below if out[k] != 3]
         template += below
     finally:
