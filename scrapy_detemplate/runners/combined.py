@@ -296,7 +296,8 @@ def decide(
     page and not in the Sandwich LCS, goes only below the cut minus
     :data:`UNIQUE_MARGIN`.  What repeats across a site's pages is template on any
     genre; what is new on a documentation page is its content, and page evidence
-    alone, learned mostly from news, is weak there.
+    alone, learned mostly from news, is weak there.  On a site's first pages, with no
+    site evidence at all, the cut leans toward keeping (:data:`KEEP_WEIGHT`).
     A comment thread on a page that has nothing else (:func:`_unless_the_thread_is_the_page`)
     keeps the text lines the cut would take.
     """
@@ -371,9 +372,11 @@ def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[float], keep
     kept into what is maximised, ``(1 - keep_weight) * F1 + keep_weight * kept share``:
     a prefix that keeps more wins a near tie.  The trees, trained on labels that give
     each gold word to one line only, are sure of less than the plain expected F1
-    needs to keep a doubtful block; with 0.1, on sites never seen (two splits), the
-    wcxb-dev first pages more than 0.03 below keeping every line go from 47 to 34 and
-    39, docs F1 +0.004, wcxb-dev micro +0.001, c2f -0.0015 (docs/methods/combined.md).
+    needs to keep a doubtful block; ``decide`` passes 0.15 on a site's first pages
+    (none on a known site, whose own evidence decides).  Measured on sites never seen
+    (two splits of the sites): the wcxb-dev first pages more than 0.03 below keeping
+    every line go from 47 to 29 and 35, wcxb-dev micro +0.0002 and +0.0009, c2f,
+    dragnet10 and docs within 0.0015 (docs/methods/combined.md).
     """
     order = sorted(range(len(probabilities)), key=lambda i: (-probabilities[i], i))
     gold = total = 0.0
