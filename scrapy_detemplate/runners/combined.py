@@ -314,39 +314,39 @@ def decide(
         weight = KEEP_WEIGHT if rows[pending[0]][_PAGES_SEEN] < _KNOWN_SITE else 0.0  # a site's first pages
         cut = min(expected_f1_cut(scores, sizes, weight), threshold)
         below: list[int] = []
+        thread: list[int] = []  # the comment thread's text lines under the cut
         others = 0.0  # the kept lines' characters outside comment threads, in the order of the lines
-        kept_thread = 0.0  # the thread's text lines the cut keeps, in characters
-        for i, p in zip(pending, scores, strict=True):
+        cut_thread = kept_thread = 0.0  # the thread's text lines under the cut and above it, in characters
+        for i, p, size in zip(pending, scores, sizes, strict=True):
             if p < (cut - UNIQUE_MARGIN if _new_text_on_a_known_site(rows[i]) else cut):
                 below.append(i)
+                if _thread_text(rows[i]):
+                    thread.append(i)
+                    cut_thread += size
             elif rows[i][_COMMENT_WORDS] < THREAD_WORDS:
                 if others < THREAD_ONLY_CHARS:
-                    others += math.expm1(rows[i][_LOG_CHARS])
+                    others += size
             elif _thread_text(rows[i]):
-                kept_thread += math.expm1(rows[i][_LOG_CHARS])
-        template += _unless_the_thread_is_the_page(rows, below, others, kept_thread)
+                kept_thread += size
+        template += _unless_the_thread_is_the_page(below, thread, others, cut_thread, kept_thread)
     return frozenset(template)
 
 
 def _unless_the_thread_is_the_page(
-    rows: list[list[float]], below: list[int], others: float, kept_thread: float = 0.0
+    below: list[int], thread: list[int], others: float, cut_thread: float, kept_thread: float
 ) -> list[int]:
-    """``below`` (the lines under the page's cut) without a comment thread's text lines when
-    the thread is all the page has: a link aggregator's thread page (lobste.rs, whose story is
-    a title and a link), a forum whose posts are ``comment`` records.  On a news page the thread
-    under the story is not content, and there the story keeps more than
-    :data:`THREAD_ONLY_CHARS`.  Only the
-    thread's sentences and code come back (lines that end like a sentence or stand in a
-    ``<pre>``, mostly text): a forum's signatures and profile fields (a member's rig, "Posted
-    March 19, 2024") stay cut.  ``others`` is what the page keeps outside the thread, in
-    characters (counted up to :data:`THREAD_ONLY_CHARS`); the thread is its text lines, those
-    the cut takes and ``kept_thread``, those it keeps (a forum thread the trees keep but for
-    one short reply between two rows of buttons)."""
-    if others >= THREAD_ONLY_CHARS:
-        return below
-    thread = [i for i in below if _thread_text(rows[i])]
-    size = sum(math.expm1(rows[i][_LOG_CHARS]) for i in thread)
-    if not thread or size + kept_thread < THREAD_RATIO * max(others, 1.0):
+    """``below`` (the lines under the page's cut) without ``thread``, a comment thread's text
+    lines among them, when the thread is all the page has: a link aggregator's thread page
+    (lobste.rs, whose story is a title and a link), a forum whose posts are ``comment`` records.
+    On a news page the thread under the story is not content, and there the story keeps more
+    than :data:`THREAD_ONLY_CHARS`.  Only the thread's sentences and code come back (lines that
+    end like a sentence or stand in a ``<pre>``, mostly text: :func:`_thread_text`): a forum's
+    signatures and profile fields (a member's rig, "Posted March 19, 2024") stay cut.
+    ``others`` is what the page keeps outside the thread, in characters (counted up to
+    :data:`THREAD_ONLY_CHARS`); the thread weighs its text lines, those the cut takes
+    (``cut_thread``) and those it keeps (``kept_thread``: a forum thread the trees keep but for
+    one short reply between two rows of buttons), in characters."""
+    if cut_thread <= 0.0 or others >= THREAD_ONLY_CHARS or cut_thread + kept_thread < THREAD_RATIO * max(others, 1.0):
         return below
     keep = set(thread)
     return [i for i in below if i not in keep]
