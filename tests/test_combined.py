@@ -101,6 +101,18 @@ def test_decisive_evidence_overrides_the_trees():
     assert decide(rows, _scores([0.9, 0.1, 0.1, 0.9]), 0.5, 2.0) == {1, 2, 3}
 
 
+def test_repeated_furniture_inside_the_container_goes_on_site_evidence_alone():
+    """A line on nearly every earlier page, inside the main container: text stays with the trees
+    (a documentation page's ``Parameters``), a ``<nav>`` or a ``<button>`` row goes."""
+    text = _row(site_df_when_warm=0.95, log_words=1.0, in_container=1.0)
+    in_nav = _row(site_df_when_warm=0.95, log_words=1.5, in_container=1.0, under_nav=1.0)
+    button = _row(site_df_when_warm=0.95, log_words=1.0, in_container=1.0, under_button=1.0)
+    story = _row(log_words=3.0, in_container=1.0)
+    rows = _sized([text, in_nav, button, story], [10, 20, 5, 400])
+    assert decide(rows, _every(0.9), 0.5, 0.9) == {1, 2}
+    assert decide(rows, _every(0.9), 0.5, 2.0) == frozenset()  # the site override off
+
+
 def _every(p: float) -> Callable[[list[list[float]]], list[float]]:
     """A scorer giving every row probability ``p``."""
     return lambda rows: [p] * len(rows)

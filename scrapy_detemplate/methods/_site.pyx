@@ -1357,18 +1357,19 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
 
     ``columns`` are the features the rules read (warm DF, in container, link density,
     log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, comment
-    words, ends sentence, under pre, and log characters, the line's size to the cut) and
+    words, ends sentence, under pre, under button, and log characters, the line's size to
+    the cut) and
     ``limits`` their bounds (menu words, known site, new DF, new link density, the margin of
     new text below the page's cut, and the thread rule's comment words, characters of the
     rest of the page and ratio: ``combined._unless_the_thread_is_the_page``; and the weight
     of the share kept in the page's cut, ``combined.KEEP_WEIGHT``).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
-    cdef Py_ssize_t comment_words, ends_sentence, under_pre, log_chars
+    cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars
     cdef double menu_words, known_site, new_df, new_link, unique_margin, cut
     cdef double thread_words, thread_only, thread_ratio, keep_weight, others = 0.0, thread = 0.0, kept_thread = 0.0
     (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
-     comment_words, ends_sentence, under_pre, log_chars) = columns
+     comment_words, ends_sentence, under_pre, under_button, log_chars) = columns
     menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio, keep_weight = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
@@ -1389,7 +1390,9 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     try:
         for i in range(rows.count):
             r = rows.data + i * rows.width
-            if (r[warm_df] >= site_df and (r[in_container] == 0.0 or r[link] >= 0.5)) or (
+            if (r[warm_df] >= site_df and (
+                r[in_container] == 0.0 or r[link] >= 0.5 or r[under_nav] != 0.0 or r[under_button] != 0.0
+            )) or (
                 r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
                 and (
                     not (r[pages_seen] > 0 and r[df] <= new_df and r[in_lcs] == 0.0)

@@ -53,6 +53,8 @@ _MENU_WORDS = math.log1p(3)
 _SITE_DF, _IN_LCS, _PAGES_SEEN = (FEATURES.index(f) for f in ("site_df", "in_sandwich_lcs", "log_pages_seen"))
 #: Page furniture around a line: a readability "unlikely candidate" ancestor, a ``<nav>``, an ``<aside>``.
 _UNLIKELY, _UNDER_NAV, _UNDER_ASIDE = (FEATURES.index(f) for f in ("unlikely", "under_nav", "under_aside"))
+#: A ``<button>`` around a line: with ``<nav>``, furniture even inside the main container (``_repeated_furniture``).
+_UNDER_BUTTON = FEATURES.index("under_button")
 #: A line new on a site seen for at least 3 pages (DF share at most NEW_DF, not in the LCS, link
 #: density below NEW_LINK_DENSITY) is removed only below the page's cut minus UNIQUE_MARGIN (``decide``).
 _KNOWN_SITE = math.log1p(3) / 4
@@ -80,7 +82,7 @@ _compiled = _compiled_modules.load("scrapy_detemplate.methods._site")
 #: What ``decide_rows`` reads: the columns of ``decide``'s rules, and their bounds.
 _COLUMNS = (
     _WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS, _UNLIKELY, _UNDER_NAV,
-    _UNDER_ASIDE, _COMMENT_WORDS, _ENDS_SENTENCE, _UNDER_PRE, _LOG_CHARS,
+    _UNDER_ASIDE, _COMMENT_WORDS, _ENDS_SENTENCE, _UNDER_PRE, _UNDER_BUTTON, _LOG_CHARS,
 )  # fmt: skip
 _LIMITS = (
     _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS, THREAD_RATIO,
@@ -304,7 +306,7 @@ def decide(
     template: list[int] = []
     pending: list[int] = []
     for i, row in enumerate(rows):
-        if (row[_WARM_DF] >= site_df and (not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5)) or _menu_entry(row):
+        if _repeated_furniture(row, site_df) or _menu_entry(row):
             template.append(i)
         else:
             pending.append(i)
@@ -395,6 +397,14 @@ def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[float], keep
         if f1 > best:
             best, cut = f1, probabilities[i]
     return cut
+
+
+def _repeated_furniture(row: list[float], site_df: float) -> bool:
+    """A line on nearly every earlier page of a warm site, outside the main container or, inside
+    it, mostly links or in a ``<nav>`` or a ``<button>``: the warm DF decides it alone."""
+    return row[_WARM_DF] >= site_df and bool(
+        not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5 or row[_UNDER_NAV] or row[_UNDER_BUTTON]
+    )
 
 
 def _menu_entry(row: list[float]) -> bool:

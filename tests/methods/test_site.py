@@ -498,7 +498,7 @@ RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29,
 @needs_compiled
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(
-    st.lists(st.lists(RULE_VALUES, min_size=13, max_size=13), max_size=30),
+    st.lists(st.lists(RULE_VALUES, min_size=14, max_size=14), max_size=30),
     st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
     st.integers(0, 2**32),
     st.sampled_from([0.9, 2.0, 0.5]),
