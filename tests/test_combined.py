@@ -101,18 +101,6 @@ def test_decisive_evidence_overrides_the_trees():
     assert decide(rows, _scores([0.9, 0.1, 0.1, 0.9]), 0.5, 2.0) == {1, 2, 3}
 
 
-def test_repeated_furniture_inside_the_container_goes_on_site_evidence_alone():
-    """A line on nearly every earlier page, inside the main container: text stays with the trees
-    (a documentation page's ``Parameters``), a ``<nav>`` or a ``<button>`` row goes."""
-    text = _row(site_df_when_warm=0.95, log_words=1.0, in_container=1.0)
-    in_nav = _row(site_df_when_warm=0.95, log_words=1.5, in_container=1.0, under_nav=1.0)
-    button = _row(site_df_when_warm=0.95, log_words=1.0, in_container=1.0, under_button=1.0)
-    story = _row(log_words=3.0, in_container=1.0)
-    rows = _sized([text, in_nav, button, story], [10, 20, 5, 400])
-    assert decide(rows, _every(0.9), 0.5, 0.9) == {1, 2}
-    assert decide(rows, _every(0.9), 0.5, 2.0) == frozenset()  # the site override off
-
-
 def _every(p: float) -> Callable[[list[list[float]]], list[float]]:
     """A scorer giving every row probability ``p``."""
     return lambda rows: [p] * len(rows)
@@ -224,13 +212,18 @@ def test_a_comment_thread_stays_when_it_is_all_the_page_has():
 
 
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
+    """A line on nearly every earlier page, inside the main container: text stays with the trees
+    (a documentation page's ``Parameters``); links, a ``<nav>`` or a ``<button>`` row go."""
     label = _row(site_df_when_warm=1.0, in_container=1.0, log_words=1.0)  # "Parameters", on every page
     share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)
     story = _row(in_container=1.0, log_words=4.0)
-    rows = [label, share_bar, story]
-    rows = _sized(rows, [10, 20, 400])
-    assert decide(rows, _every(0.9), 0.5, 0.9) == {1}
-    assert decide(rows, _scores([0.1, 0.9]), 0.5, 0.9) == {0, 1}
+    in_nav = _row(site_df_when_warm=0.95, log_words=1.5, in_container=1.0, under_nav=1.0)
+    button = _row(site_df_when_warm=0.95, log_words=1.0, in_container=1.0, under_button=1.0)
+    rows = [label, share_bar, story, in_nav, button]
+    rows = _sized(rows, [10, 20, 400, 20, 5])
+    assert decide(rows, _every(0.9), 0.5, 0.9) == {1, 3, 4}
+    assert decide(rows, _scores([0.1, 0.9]), 0.5, 0.9) == {0, 1, 3, 4}
+    assert decide(rows, _every(0.9), 0.5, 2.0) == frozenset()  # the site override off
 
 
 def test_a_data_row_keeps_all_its_cells_or_none():

@@ -1358,11 +1358,11 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     ``columns`` are the features the rules read (warm DF, in container, link density,
     log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, comment
     words, ends sentence, under pre, under button, and log characters, the line's size to
-    the cut) and
-    ``limits`` their bounds (menu words, known site, new DF, new link density, the margin of
-    new text below the page's cut, and the thread rule's comment words, characters of the
-    rest of the page and ratio: ``combined._unless_the_thread_is_the_page``; and the weight
-    of the share kept in the page's cut, ``combined.KEEP_WEIGHT``).
+    the cut) and ``limits`` their bounds (menu words, known site, new DF, new link
+    density, the margin of new text below the page's cut, and the thread rule's comment
+    words, characters of the rest of the page and ratio:
+    ``combined._unless_the_thread_is_the_page``; and the weight of the share kept in the
+    page's cut, ``combined.KEEP_WEIGHT``).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
     cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars
