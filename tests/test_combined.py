@@ -245,7 +245,7 @@ def test_exported_trees_give_the_classifiers_own_probabilities():
     np = pytest.importorskip("numpy")  # in the test and train extras
     pytest.importorskip("sklearn")
     from scrapy_detemplate.methods.forest import Forest
-    from scrapy_detemplate.train_combined import fit
+    from scrapy_detemplate.train_combined import MAX_FEATURES, fit
 
     rng = np.random.default_rng(0)
     xs = rng.random((400, len(FEATURES)))
@@ -253,7 +253,7 @@ def test_exported_trees_give_the_classifiers_own_probabilities():
     model = fit(xs.tolist(), ys, [1.0 + row[1] for row in xs], trees=12, leaves=7, min_leaf=20)
     forest = Forest(model)
     probability = forest.compiled()
-    assert len(forest.trees) == 12 and forest.features == FEATURES
+    assert len(forest.trees) == 12 * len(MAX_FEATURES) and forest.features == FEATURES
     low, high = [0.95] + [0.0] * (len(FEATURES) - 1), [0.0] * len(FEATURES)
     assert probability(low) > 0.5 > probability(high)
     assert all(abs(probability(list(row)) - forest.probability(list(row))) < 1e-12 for row in xs[:50])

@@ -1362,15 +1362,17 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     density, the margin of new text below the page's cut, and the thread rule's comment
     words, characters of the rest of the page and ratio:
     ``combined._unless_the_thread_is_the_page``; and the weight of the share kept in the
-    page's cut, ``combined.KEEP_WEIGHT``).
+    page's cut, ``combined.KEEP_WEIGHT``; the words of a sentence that repeats as template
+    even inside the container, ``combined._REPEATED_SENTENCE``).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
     cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars
-    cdef double menu_words, known_site, new_df, new_link, unique_margin, cut
+    cdef double menu_words, known_site, new_df, new_link, unique_margin, cut, repeated_sentence
     cdef double thread_words, thread_only, thread_ratio, keep_weight, others = 0.0, thread = 0.0, kept_thread = 0.0
     (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
      comment_words, ends_sentence, under_pre, under_button, log_chars) = columns
-    menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio, keep_weight = limits
+    (menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio, keep_weight,
+     repeated_sentence) = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
     for j in columns:
@@ -1392,6 +1394,7 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             r = rows.data + i * rows.width
             if (r[warm_df] >= site_df and (
                 r[in_container] == 0.0 or r[link] >= 0.5 or r[under_nav] != 0.0 or r[under_button] != 0.0
+                or (r[log_words] >= repeated_sentence and r[ends_sentence] != 0.0)
             )) or (
                 r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
                 and (

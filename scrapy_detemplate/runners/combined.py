@@ -55,6 +55,10 @@ _SITE_DF, _IN_LCS, _PAGES_SEEN = (FEATURES.index(f) for f in ("site_df", "in_san
 _UNLIKELY, _UNDER_NAV, _UNDER_ASIDE = (FEATURES.index(f) for f in ("unlikely", "under_nav", "under_aside"))
 #: A ``<button>`` around a line: with ``<nav>``, furniture even inside the main container (``_repeated_furniture``).
 _UNDER_BUTTON = FEATURES.index("under_button")
+#: A sentence of at least this many words (``log1p``) on nearly every earlier page is template even inside
+#: the container (``_repeated_furniture``): a notice or a plea under every story, never an API entry's
+#: ``Parameters`` or a table's column names.
+_REPEATED_SENTENCE = math.log1p(10)
 #: A line new on a site seen for at least 3 pages (DF share at most NEW_DF, not in the LCS, link
 #: density below NEW_LINK_DENSITY) is removed only below the page's cut minus UNIQUE_MARGIN (``decide``).
 _KNOWN_SITE = math.log1p(3) / 4
@@ -86,7 +90,7 @@ _COLUMNS = (
 )  # fmt: skip
 _LIMITS = (
     _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS, THREAD_RATIO,
-    KEEP_WEIGHT,
+    KEEP_WEIGHT, _REPEATED_SENTENCE,
 )  # fmt: skip
 
 
@@ -280,7 +284,8 @@ def decide(
     decisive when it is overwhelming: a line that stood on nearly every earlier
     page of the site (after a few pages), unless it is text inside the page's
     main container (a documentation page's ``Parameters`` and ``Returns``, a
-    table's column names: the trees still weigh those).  And a menu entry: a line of at most
+    table's column names: the trees still weigh those); a sentence of ten words or more
+    goes there too (a notice or a plea under every story).  And a menu entry: a line of at most
     three words, all of it link text, outside the page's main container, that the
     site has shown before (or, on its first page, any such line) or that sits in page
     furniture (a ``<nav>``, an ``<aside>``, readability's unlikely candidates).  (The
@@ -401,9 +406,14 @@ def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[float], keep
 
 def _repeated_furniture(row: list[float], site_df: float) -> bool:
     """A line on nearly every earlier page of a warm site, outside the main container or, inside
-    it, mostly links or in a ``<nav>`` or a ``<button>``: the warm DF decides it alone."""
+    it, mostly links, in a ``<nav>`` or a ``<button>``, or a sentence of ten words or more: the warm
+    DF decides it alone."""
     return row[_WARM_DF] >= site_df and bool(
-        not row[_IN_CONTAINER] or row[_LINK_DENSITY] >= 0.5 or row[_UNDER_NAV] or row[_UNDER_BUTTON]
+        not row[_IN_CONTAINER]
+        or row[_LINK_DENSITY] >= 0.5
+        or row[_UNDER_NAV]
+        or row[_UNDER_BUTTON]
+        or (row[_LOG_WORDS] >= _REPEATED_SENTENCE and row[_ENDS_SENTENCE])
     )
 
 

@@ -492,7 +492,7 @@ def test_the_site_columns_are_the_site_rows(
 
 #: Values the rules of ``combined.decide`` compare against (and some around them).
 RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29, 0.3, 0.9, 0.95, math.nan,
-                               math.log1p(3), math.log1p(3) / 4, 0.4, 3.0])  # fmt: skip
+                               math.log1p(3), math.log1p(3) / 4, 0.4, 3.0, math.log1p(10)])  # fmt: skip
 
 
 @needs_compiled
