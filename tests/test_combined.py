@@ -213,7 +213,8 @@ def test_a_comment_thread_stays_when_it_is_all_the_page_has():
 
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     """A line on nearly every earlier page, inside the main container: text stays with the trees
-    (a documentation page's ``Parameters``); links, a ``<nav>`` or a ``<button>`` row go."""
+    (a documentation page's ``Parameters``); links, a ``<nav>`` or a ``<button>`` row, and a
+    sentence of ten words or more go."""
     label = _row(site_df_when_warm=1.0, in_container=1.0, log_words=1.0)  # "Parameters", on every page
     share_bar = _row(site_df_when_warm=1.0, in_container=1.0, link_density=1.0, log_words=2.0)
     story = _row(in_container=1.0, log_words=4.0)
@@ -224,6 +225,13 @@ def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     assert decide(rows, _every(0.9), 0.5, 0.9) == {1, 3, 4}
     assert decide(rows, _scores([0.1, 0.9]), 0.5, 0.9) == {0, 1, 3, 4}
     assert decide(rows, _every(0.9), 0.5, 2.0) == frozenset()  # the site override off
+    # A sentence of ten words or more on every page (a plea under every story) goes too; a long line
+    # that does not end like one (a signature, an API entry's heading) stays with the trees.
+    plea = _row(site_df_when_warm=1.0, in_container=1.0, log_words=math.log1p(17), ends_sentence=1.0)
+    heading = _row(site_df_when_warm=1.0, in_container=1.0, log_words=math.log1p(12))
+    rows = _sized([plea, heading, story], [95, 70, 400])
+    assert decide(rows, _every(0.9), 0.5, 0.9) == {0}
+    assert decide(rows, _every(0.9), 0.5, 2.0) == frozenset()
 
 
 def test_a_data_row_keeps_all_its_cells_or_none():
