@@ -14,6 +14,7 @@ from scrapy_detemplate.runners.combined import (
     FEATURES,
     KEEP_WEIGHT,
     decide,
+    drop_copies,
     expected_f1_cut,
     keep_table_rows_whole,
     load_forest,
@@ -247,6 +248,45 @@ def test_a_data_row_keeps_all_its_cells_or_none():
     assert index["int"] not in kept  # its row keeps "timeout_ms"
     assert {index["Option"], index["Type"]} <= kept  # a row wholly template stays template
     assert index["nav"] in kept  # a row holding a table is layout, not data
+
+
+def _never(i: int) -> bool:
+    return False
+
+
+PARAGRAPHS = [f"Paragraph {n} of the story says something new about the bridge and the vote." for n in range(4)]
+
+
+def test_a_run_the_page_already_showed_is_a_copy_and_goes_once_the_first_stays():
+    texts = ["Menu", *PARAGRAPHS, "Share", *PARAGRAPHS, "Footer"]
+    copy = frozenset(range(6, 10))
+    assert drop_copies(texts, frozenset({0}), _never, _never) == {0} | copy
+    assert drop_copies(texts, frozenset(), lambda i: i < 5, _never) == copy  # the copy outside the container
+    # the first run not kept (one of its lines is template): the copy is the text that stays
+    assert drop_copies(texts, frozenset({2}), _never, _never) == {2}
+    # two lines, or fewer than 30 words, are not a run
+    assert drop_copies([*PARAGRAPHS[:2], "x", *PARAGRAPHS[:2]], frozenset(), _never, _never) == frozenset()
+    short = ["Parameters:", "x - the value", "Returns:", "the value"]
+    assert drop_copies([*short, *short], frozenset(), _never, _never) == frozenset()
+    # code shown twice (the copy stands in a <pre>) stays
+    assert drop_copies(texts, frozenset(), _never, lambda i: i >= 6) == frozenset()
+
+
+def test_a_documentation_page_repeating_itself_inside_its_container_keeps_both():
+    member = ["Parameters:", *PARAGRAPHS[:2], "Returns:", PARAGRAPHS[2]]
+    texts = ["Index", *member, "Another member", "Its own text, new.", *member]
+    inside = lambda i: i > 0  # noqa: E731
+    assert drop_copies(texts, frozenset({0}), inside, _never) == {0}  # other lines between: the page's own
+    back_to_back = ["Index", *member, *member]
+    assert drop_copies(back_to_back, frozenset(), inside, _never) == frozenset(range(6, 11))  # printed twice
+
+
+def test_a_story_printed_twice_is_cleaned_to_one_copy():
+    story = "".join(f"<p>{p}</p>" for p in PARAGRAPHS)
+    html = PAGE.replace("<p>{story}</p><p>{story}</p>", story + "</div><div class='print'>" + story)
+    result = Detemplater().process("http://ex.com/a/1", html.format(title="Bridge vote passes").encode())
+    assert result.status == "cleaned"
+    assert all(result.text.count(p) == 1 for p in PARAGRAPHS), result.text
 
 
 def test_exported_trees_give_the_classifiers_own_probabilities():

@@ -247,7 +247,9 @@ class CombinedRunner:
         else:
             rows = self._evidence.features(page)
             template = decide(rows, self._probabilities, self._threshold, self._site_df)
-        template = keep_table_rows_whole(page.lines, template)
+            template = _settle(
+                page.lines, template, lambda i: bool(rows[i][_IN_CONTAINER]), lambda i: bool(rows[i][_UNDER_PRE])
+            )
         if not template:
             return Verdict(detail="all_content")
         if len(template) == len(page.lines):
@@ -262,10 +264,24 @@ class CombinedRunner:
             rows = self._evidence.feature_rows(page, self._kept_rows if kept else None)
             if kept:
                 self._kept_rows = rows
-            return decide_rows(rows, self._scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
+            template = decide_rows(rows, self._scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
+            return _settle(
+                page.lines,
+                template,
+                lambda i: bool(rows.value(i, _IN_CONTAINER)),
+                lambda i: bool(rows.value(i, _UNDER_PRE)),
+            )
         finally:
             if kept:
                 self._rows_free.release()
+
+
+def _settle(
+    lines: Sequence[Line], template: frozenset[int], inside: Callable[[int], bool], code: Callable[[int], bool]
+) -> frozenset[int]:
+    """``decide``'s template after the two rules on the page's lines: table rows whole, then copies."""
+    template = keep_table_rows_whole(lines, template)
+    return drop_copies([line.text for line in lines], template, inside, code)
 
 
 def decide(
@@ -440,6 +456,66 @@ def _new_text_on_a_known_site(row: list[float]) -> bool:
         and not row[_IN_LCS]
         and row[_LINK_DENSITY] < NEW_LINK_DENSITY
     )
+
+
+#: A run of at least COPY_LINES lines and COPY_WORDS words that repeats, line for line, an earlier run
+#: of the page is a copy (``drop_copies``); a line's earlier places are looked up to COPY_PLACES back.
+COPY_LINES = 3
+COPY_WORDS = 30
+COPY_PLACES = 4
+
+
+def drop_copies(
+    texts: Sequence[str], template: frozenset[int], inside: Callable[[int], bool], code: Callable[[int], bool]
+) -> frozenset[int]:
+    """``template`` with the lines of every run the page already showed, word for word, and keeps.
+
+    A run of at least :data:`COPY_LINES` lines and :data:`COPY_WORDS` words
+    that repeats an earlier run of the page line for line (the story printed
+    twice, a forum post quoted whole, a product's bullet list in its summary
+    and again in its details) is a copy: the content measures count every
+    word, the gold holds it once, and a reader (a search index, a RAG store)
+    wants it once.  Nothing is lost: a run is dropped only when none of the
+    earlier run's lines is template, so the text stays where it stood first.
+    One kind of repetition is the page's own, and stays: two runs inside the
+    page's main container with other lines between them (a documentation
+    page's inherited members, a summary table's descriptions again in the
+    details, a changelog's entry under two releases).  A run right after its
+    twin goes even there.  And a run that starts in a ``<pre>`` stays: code
+    shown twice (an API object in its reference and again in an example).
+    Measured on sites never seen (5 site folds, two splits): site-macro F1
+    c2f +0.0000 / +0.0000, dragnet10 +0.0045 / +0.0046, docs -0.0001 /
+    +0.0000, wcxb-dev micro +0.0023 / +0.0023 (docs/methods/combined.md).
+    """
+    places: dict[str, list[int]] = {}
+    drop: list[int] = []
+    count = len(texts)
+    j = 0
+    while j < count:
+        text = texts[j]
+        length = start = 0
+        seen = places.setdefault(text, [])
+        for earlier in seen[-COPY_PLACES:]:
+            run = 1
+            while j + run < count and earlier + run < j and texts[earlier + run] == texts[j + run]:
+                run += 1
+            if run > length:
+                length, start = run, earlier
+        seen.append(j)
+        if (
+            length >= COPY_LINES
+            and sum(len(texts[j + k].split()) for k in range(length)) >= COPY_WORDS
+            and not any(start + k in template for k in range(length))
+            and not (j > start + length and inside(j) and inside(start))
+            and not code(j)
+        ):
+            drop.extend(range(j, j + length))
+            for k in range(1, length):
+                places.setdefault(texts[j + k], []).append(j + k)
+            j += length
+            continue
+        j += 1
+    return template.union(drop) if drop else template
 
 
 #: A table row of at most this many lines, with no table inside, is a row of data (``keep_table_rows_whole``).
