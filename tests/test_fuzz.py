@@ -32,6 +32,7 @@ from scrapy.http import Headers
 from scrapy_detemplate import PASSTHROUGH_REASONS, CleanResult, DetemplateConfig, Detemplater
 from scrapy_detemplate.cli import main
 from scrapy_detemplate.runners import RUNNERS
+from scrapy_detemplate.runners.combined import drop_copies
 
 METHODS = sorted(RUNNERS)
 #: Examples per test: small by default (CI), many with DETEMPLATE_FUZZ_EXAMPLES.
@@ -343,3 +344,32 @@ def test_clean_as_a_real_process_answers_every_line(data):
     )
     assert "Traceback" not in proc.stderr.decode("utf-8", "replace")
     check_output(data, proc.stdout, proc.returncode)
+
+
+#: Line texts drawn from a few words, so that runs repeat often.
+copy_texts = st.lists(st.sampled_from(["a b c d e f g h i j", "k l m n o p", "q r s", "t", "u v w x y z"]), max_size=60)
+
+
+@fuzz(default=200)
+@given(
+    texts=copy_texts,
+    template=st.frozensets(st.integers(0, 59), max_size=10),
+    inside=st.frozensets(st.integers(0, 59)),
+    code=st.frozensets(st.integers(0, 59), max_size=5),
+)
+def test_a_copy_goes_only_where_its_text_stays_earlier(texts, template, inside, code):
+    template = frozenset(i for i in template if i < len(texts))
+    out = drop_copies(texts, template, inside.__contains__, code.__contains__)
+    assert template <= out <= frozenset(range(len(texts)))
+    kept = [i for i in range(len(texts)) if i not in out]
+    for i in out - template:  # every line dropped as a copy is still in the text, kept earlier
+        assert any(j < i and texts[j] == texts[i] for j in kept), (texts, template, i)
+
+
+def test_a_page_of_two_long_equal_halves_is_read_in_linear_time():
+    half = [f"line {n} of a long page, one of many" for n in range(20_000)]
+    start = time.perf_counter()
+    kept_first = drop_copies(half + half, frozenset(), lambda i: False, lambda i: False)
+    template_first = drop_copies(half + half, frozenset({5}), lambda i: False, lambda i: False)
+    assert kept_first == frozenset(range(20_000, 40_000)) and template_first == {5}
+    assert time.perf_counter() - start < PAGE_SECONDS  # catches a quadratic walk (minutes), not slowness
