@@ -24,7 +24,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,11 +34,10 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import CorpusPage, ManifestError, Summary, format_table, read_manifest, score_page
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
-from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, decide, drop_copies
+from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, copy_flags, decide, drop_copies
 from scrapy_detemplate.store import MemoryStore
 
 _TOKEN = re.compile(r"\w+")
-_IN_CONTAINER, _UNDER_PRE = FEATURES.index("in_container"), FEATURES.index("under_pre")
 #: Most leaves of a tree, fewest lines in a leaf, and the leaves' L2 regularisation.
 LEAVES = 63
 MIN_LEAF = 100
@@ -181,7 +180,7 @@ def cross_validate(
             text = page.visible
             if page.rows:
                 template = decide(page.rows, scorer, config.combined_threshold, config.combined_site_df)
-                template = drop_copies(page.texts, template, *_inside(page.rows))
+                template = drop_copies(page.texts, template, *copy_flags(page.rows))
                 if 0 < len(template) < len(page.rows):
                     text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
             score = score_page(text, page.gold, page.visible)
@@ -189,11 +188,6 @@ def cross_validate(
             if page.kind and per_kind is not None:
                 per_kind.setdefault(page.kind, []).append(score.f1)
     return summaries
-
-
-def _inside(rows: list[list[float]]) -> tuple[Callable[[int], bool], Callable[[int], bool]]:
-    """Whether a line is inside its page's main container, and in a ``<pre>`` (``drop_copies``)."""
-    return lambda i: bool(rows[i][_IN_CONTAINER]), lambda i: bool(rows[i][_UNDER_PRE])
 
 
 def _fold(site: str, folds: int) -> int:

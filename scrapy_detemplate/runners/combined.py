@@ -247,9 +247,7 @@ class CombinedRunner:
         else:
             rows = self._evidence.features(page)
             template = decide(rows, self._probabilities, self._threshold, self._site_df)
-            template = _settle(
-                page.lines, template, lambda i: bool(rows[i][_IN_CONTAINER]), lambda i: bool(rows[i][_UNDER_PRE])
-            )
+            template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
             return Verdict(detail="all_content")
         if len(template) == len(page.lines):
@@ -274,6 +272,12 @@ class CombinedRunner:
         finally:
             if kept:
                 self._rows_free.release()
+
+
+def copy_flags(rows: list[list[float]]) -> tuple[Callable[[int], bool], Callable[[int], bool]]:
+    """What :func:`drop_copies` asks of a line, read from its row: inside the page's main container,
+    and in a ``<pre>``."""
+    return lambda i: bool(rows[i][_IN_CONTAINER]), lambda i: bool(rows[i][_UNDER_PRE])
 
 
 def _settle(
