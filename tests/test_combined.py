@@ -89,9 +89,10 @@ def test_decisive_evidence_overrides_the_trees():
     rows = [
         row(site_df_when_warm=0.95, log_words=3.0),  # on nearly every earlier page of the site
         row(site_df_when_warm=0.5, log_words=3.0),
-        row(link_density=1.0, log_words=1.0),  # a one-word link outside the container: a menu entry
-        row(link_density=1.0, log_words=1.0, in_container=1.0),
-        row(link_density=1.0, log_words=2.5),  # eleven words of links: the trees decide
+        # a one-word link outside the container, on most earlier pages of the site: a menu entry
+        row(link_density=1.0, log_words=1.0, site_df=0.8, log_pages_seen=0.45),
+        row(link_density=1.0, log_words=1.0, in_container=1.0, site_df=0.8, log_pages_seen=0.45),
+        row(link_density=1.0, log_words=2.5, site_df=0.8, log_pages_seen=0.45),  # eleven words: the trees decide
     ]
     rows = _sized(rows, [100] * 5)
     content = _every(0.9)  # the trees call every line content
@@ -131,17 +132,20 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     assert decide(_sized(rows, sizes), strong, 0.5, 0.9) == {3, 4, 5, 6}  # strong page evidence: it goes too
 
 
-def test_a_short_link_new_on_a_known_site_is_left_to_the_trees_unless_in_furniture():
-    known = math.log1p(5) / 4
-    story = _row(log_pages_seen=known, log_words=3.0, in_container=1.0)
-    seen = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, site_df=0.8)  # on most earlier pages
-    new = _row(log_pages_seen=known, link_density=1.0, log_words=1.0)  # a member of a missed container
-    in_nav = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, under_nav=1.0)
-    in_sidebar = _row(log_pages_seen=known, link_density=1.0, log_words=1.0, unlikely=1.0)
-    rows = [story, seen, new, in_nav, in_sidebar]
+@pytest.mark.parametrize("seen_before", [math.log1p(5) / 4, 0.0], ids=["known site", "first page"])
+def test_a_short_link_new_on_the_site_is_left_to_the_trees_unless_in_furniture(seen_before):
+    story = _row(log_pages_seen=seen_before, log_words=3.0, in_container=1.0)
+    new = _row(log_pages_seen=seen_before, link_density=1.0, log_words=1.0)  # an item of a missed container
+    in_nav = _row(log_pages_seen=seen_before, link_density=1.0, log_words=1.0, under_nav=1.0)
+    in_sidebar = _row(log_pages_seen=seen_before, link_density=1.0, log_words=1.0, unlikely=1.0)
+    in_aside = _row(log_pages_seen=seen_before, link_density=1.0, log_words=1.0, under_aside=1.0)
+    rows = [story, new, in_nav, in_sidebar, in_aside]
     rows = _sized(rows, [400, 10, 10, 10, 10])
-    assert decide(rows, _every(0.9), 0.5, 0.9) == {1, 3, 4}
+    assert decide(rows, _every(0.9), 0.5, 0.9) == {2, 3, 4}
     assert decide(rows, _scores([0.9, 0.1]), 0.5, 0.9) == {1, 2, 3, 4}  # the trees may still remove it
+    if seen_before:  # shown on most of the site's earlier pages: a menu entry wherever it sits
+        seen = _row(log_pages_seen=seen_before, link_density=1.0, log_words=1.0, site_df=0.8)
+        assert decide(_sized([story, seen], [400, 10]), _every(0.9), 0.5, 0.9) == {1}
 
 
 def test_a_page_the_trees_are_unsure_of_is_cut_lower():

@@ -1398,7 +1398,7 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             )) or (
                 r[link] >= 0.99 and r[in_container] == 0.0 and r[log_words] <= menu_words
                 and (
-                    not (r[pages_seen] > 0 and r[df] <= new_df and r[in_lcs] == 0.0)
+                    not (r[df] <= new_df and r[in_lcs] == 0.0)
                     or r[unlikely] != 0.0 or r[under_nav] != 0.0 or r[under_aside] != 0.0
                 )
             ):
