@@ -311,8 +311,8 @@ def decide(
     readability's unlikely candidates).  (The trees, weighted by words, care little
     about one-word lines; this rule leaves no stray menu words behind.)  A short link
     the site has not shown before, elsewhere, is left to the trees, on a site's first
-    page too: where the main container was missed it is the page's own contents (a
-    documentation page's members, a listing's items, a job board's offers)
+    page too: where the main container was missed it is the page's own contents, a
+    documentation page's members, a listing's items, a job board's offers
     (:func:`_menu_entry`).
 
     The other lines go below the page's own cut (:func:`expected_f1_cut`), and never
