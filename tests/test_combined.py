@@ -80,20 +80,14 @@ def test_a_line_on_nearly_every_earlier_page_of_the_site_is_template():
 
 
 def test_decisive_evidence_overrides_the_trees():
-    def row(**values: float) -> list[float]:
-        out = [0.0] * len(FEATURES)
-        for name, value in values.items():
-            out[FEATURES.index(name)] = value
-        return out
-
     known = math.log1p(5) / 4  # five earlier pages of the site
     rows = [
-        row(site_df_when_warm=0.95, log_words=3.0),  # on nearly every earlier page of the site
-        row(site_df_when_warm=0.5, log_words=3.0),
+        _row(site_df_when_warm=0.95, log_words=3.0),  # on nearly every earlier page of the site
+        _row(site_df_when_warm=0.5, log_words=3.0),
         # a one-word link outside the container, on most earlier pages of the site: a menu entry
-        row(link_density=1.0, log_words=1.0, site_df=0.8, log_pages_seen=known),
-        row(link_density=1.0, log_words=1.0, in_container=1.0, site_df=0.8, log_pages_seen=known),
-        row(link_density=1.0, log_words=2.5, site_df=0.8, log_pages_seen=known),  # eleven words: the trees decide
+        _row(link_density=1.0, log_words=1.0, site_df=0.8, log_pages_seen=known),
+        _row(link_density=1.0, log_words=1.0, in_container=1.0, site_df=0.8, log_pages_seen=known),
+        _row(link_density=1.0, log_words=2.5, site_df=0.8, log_pages_seen=known),  # eleven words: the trees decide
     ]
     rows = _sized(rows, [100] * 5)
     content = _every(0.9)  # the trees call every line content
