@@ -102,6 +102,20 @@ class Summary:
         return sum(len(v) for v in self.sites.values())
 
 
+#: How far below keeping every line a site's F1 may fall before :func:`below_keep_all` names it.
+KEEP_ALL_MARGIN = 0.03
+
+
+def below_keep_all(
+    summary: Summary, keep_all: Summary, margin: float = KEEP_ALL_MARGIN
+) -> list[tuple[str, float, float]]:
+    """The sites whose F1 is more than ``margin`` below keeping every line's, worst first, as
+    ``(site, F1, keep-all F1)``: the bound no site may break (losing content is worse than a
+    leaked menu line).  ``keep_all`` holds the same pages scored with their whole visible text."""
+    rows = [(site, summary.site_means(site)["f1"], keep_all.site_means(site)["f1"]) for site in summary.sites]
+    return sorted((row for row in rows if row[1] < row[2] - margin), key=lambda row: (row[1] - row[2], row[0]))
+
+
 def _means(scores: list[PageScore]) -> dict[str, float]:
     return {
         "precision": mean(s.precision for s in scores),

@@ -31,7 +31,16 @@ from typing import Any
 
 from scrapy_detemplate._html import Line, parse_html, reveal_noscript
 from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.evaluation import CorpusPage, ManifestError, Summary, format_table, read_manifest, score_page
+from scrapy_detemplate.evaluation import (
+    KEEP_ALL_MARGIN,
+    CorpusPage,
+    ManifestError,
+    Summary,
+    below_keep_all,
+    format_table,
+    read_manifest,
+    score_page,
+)
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence, copy_flags, decide, drop_copies
@@ -153,12 +162,14 @@ def cross_validate(
     min_leaf: int = MIN_LEAF,
     by_corpus: bool = False,
     per_kind: dict[str, list[float]] | None = None,
+    keep_all: dict[str, Summary] | None = None,
 ) -> dict[str, Summary]:
     """Out-of-fold content scores per corpus, sites split into ``folds`` folds by a hash
     of their name; ``split`` numbers other splits of the same sites.  With
     ``by_corpus``, each corpus is a fold of its own (leave one corpus out: a
     genre or an era the model has never seen) and ``folds`` is ignored.  Pages
-    with a type (wcxb-dev's ``page_type``) add their F1 to ``per_kind``."""
+    with a type (wcxb-dev's ``page_type``) add their F1 to ``per_kind``; ``keep_all``
+    gets each corpus's pages scored with their whole visible text (:func:`below_keep_all`)."""
     config = config or DetemplateConfig()
     if by_corpus:
         corpora = sorted({p.corpus for p in pages})
@@ -187,6 +198,9 @@ def cross_validate(
             summaries.setdefault(page.corpus, Summary()).add(page.site, score)
             if page.kind and per_kind is not None:
                 per_kind.setdefault(page.kind, []).append(score.f1)
+            if keep_all is not None:
+                whole = score_page(page.visible, page.gold, page.visible)
+                keep_all.setdefault(page.corpus, Summary()).add(page.site, whole)
     return summaries
 
 
@@ -295,13 +309,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cv or args.leave_corpus_out:
         rows: dict[str, list[tuple[str, dict[str, float]]]] = {}
         kinds: dict[str, list[float]] = {}
+        below: list[str] = []
         for split in range(1 if args.leave_corpus_out else args.splits):
+            keep_all: dict[str, Summary] = {}
             summaries = cross_validate(
-                pages, args.cv, args.trees, args.leaves, split=split, by_corpus=args.leave_corpus_out, per_kind=kinds
-            )
+                pages, args.cv, args.trees, args.leaves, split=split, by_corpus=args.leave_corpus_out,
+                per_kind=kinds, keep_all=keep_all,
+            )  # fmt: skip
             for corpus, summary in summaries.items():
                 rows.setdefault(corpus, []).append((f"combined, split {split}", summary.macro()))
                 rows[corpus].append((f"  micro (page mean), split {split}", summary.micro()))
+                sites = below_keep_all(summary, keep_all[corpus])
+                worst = ", ".join(f"{site} {f1:.3f}/{keep:.3f}" for site, f1, keep in sites[:5])
+                count = f"{corpus}, split {split}: {len(sites)} of {len(summary.sites)}"
+                below.append(count + (f"; worst {worst}" if worst else ""))
         for corpus, table in rows.items():
             if args.splits > 1 and not args.leave_corpus_out:
                 macro = [m for name, m in table if not name.startswith("  micro")]
@@ -310,9 +331,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{corpus}: sites never seen in training ({how}), site-macro")
             print(format_table(table))
         if kinds:
-            print(
-                "micro F1 per page type: " + ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(kinds.items()))
-            )
+            over = f" (pages of all {args.splits} splits)" if args.splits > 1 and not args.leave_corpus_out else ""
+            means = ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in sorted(kinds.items()))
+            print(f"micro F1 per page type{over}: {means}")
+        print(f"sites more than {KEEP_ALL_MARGIN} below keeping every line (F1 / keep-all F1):")
+        print("\n".join(f"  {line}" for line in below))
         return 0
     xs, ys, ws = _stack(pages)
     model = fit(xs, ys, ws, args.trees, args.leaves)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import select
 import subprocess
 import sys
@@ -208,6 +209,30 @@ def test_a_pages_file_given_as_a_manifest_is_a_short_error_without_the_html(tmp_
     assert "manifest" in proc.stderr and "line 1" in proc.stderr
     assert "secret page text" not in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr) < 1000
+
+
+def test_cross_validation_names_the_sites_below_keeping_every_line(tmp_path):
+    pytest.importorskip("sklearn")
+    lines = []
+    for site in range(4):
+        for page in range(3):
+            name = f"{site}-{page}"
+            story = " ".join(f"word{site}{page}{k}, and more" for k in range(30))
+            (tmp_path / f"{name}.html").write_text(
+                f"<html><body><nav><a href='/'>Home</a> <a href='/n'>News</a></nav><p>{story}</p></body></html>"
+            )
+            (tmp_path / f"{name}.gold.txt").write_text(story)
+            lines.append(json.dumps({"site": f"s{site}", "url": f"http://s{site}.com/{page}", "html": f"{name}.html",
+                                     "gold": f"{name}.gold.txt"}))  # fmt: skip
+    (tmp_path / "m.manifest.jsonl").write_text("\n".join(lines) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy_detemplate", "train-combined", str(tmp_path / "m.manifest.jsonl"), "--cv", "2",
+         "--trees", "5"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    tail = proc.stdout.split("sites more than 0.03 below keeping every line (F1 / keep-all F1):\n", 1)[1]
+    assert re.fullmatch(r"  m, split 0: \d of 4(; worst .*)?\n", tail), tail
 
 
 def test_eval_prints_figures_by_page_type_when_the_manifest_has_them(tmp_path):

@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from scrapy_detemplate.evaluation import Summary, bag, read_manifest, score_page
+from scrapy_detemplate.evaluation import Summary, bag, below_keep_all, read_manifest, score_page
 
 
 def test_tokens_are_unicode_lowercase_words():
@@ -33,6 +33,25 @@ def test_site_macro_weighs_sites_equally():
     summary.add("b", score_page("y", "x", "x y"))
     assert summary.macro()["f1"] == pytest.approx(0.5)
     assert summary.micro()["f1"] == pytest.approx(2 / 3)
+
+
+def test_sites_below_keeping_every_line_are_named_worst_first_and_the_margin_is_allowed():
+    words = [f"w{k}" for k in range(20)]
+    gold, visible = " ".join(words), " ".join(["menu", "home", *words])
+    summary, keep_all = Summary(), Summary()
+    for site, kept in [
+        ("kept whole", visible),  # F1 40/42, as keeping every line
+        ("within the margin", " ".join(["menu", "home", *words[1:]])),  # 38/41: 0.026 below
+        ("lost two words", " ".join(["menu", "home", *words[2:]])),  # 36/40: 0.052 below
+        ("lost much", " ".join(words[:3])),  # 6/23
+        ("menu left out", gold),  # 1.0, above keeping every line
+    ]:
+        summary.add(site, score_page(kept, gold, visible))
+        keep_all.add(site, score_page(visible, gold, visible))
+    below = below_keep_all(summary, keep_all)
+    assert [site for site, _, _ in below] == ["lost much", "lost two words"]
+    assert below[1][1:] == (pytest.approx(36 / 40), pytest.approx(40 / 42))
+    assert [site for site, _, _ in below_keep_all(summary, keep_all, margin=0.06)] == ["lost much"]
 
 
 def test_manifest_pages_may_be_gzipped_and_a_page_without_site_or_url_is_a_site_of_its_own(tmp_path):
