@@ -62,6 +62,7 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("visible lines", runner_base, "visible_lines"),
     ("line features", combined, "line_features_into"),
     ("site features", combined.CombinedEvidence, "site_features_into"),
+    ("genre", combined.CombinedEvidence, "genre"),
     ("decide", combined, "decide_rows"),
     ("table rows", combined, "keep_table_rows_whole"),
     ("removal", engine_module, "remove_template"),

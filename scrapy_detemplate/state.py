@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_detemplate")
 
 #: Namespaces keyed by site (bounded by ``max_sites``); the others are keyed by directory.
-SITE_NAMESPACES = ("segments", "rtdm")
+SITE_NAMESPACES = ("segments", "rtdm", "combined")
 
 
 def memory_store(config: DetemplateConfig) -> MemoryStore:

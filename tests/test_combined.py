@@ -378,3 +378,69 @@ def test_a_page_decided_while_the_kept_rows_are_taken_makes_its_own() -> None:
             got = taken.process(url, html.encode())
         want = alone.process(url, html.encode())
         assert (got.status, got.text, got.template_lines) == (want.status, want.text, want.template_lines)
+
+
+CODE_PAGE = """<html><head><title>{title} | Docs</title></head><body>
+<nav><a href="/">Home</a> <a href="/api">API</a></nav>
+<main><h1>{title}</h1><p>Call it with the handle the session gave you, and check the result.</p>
+<pre><code>result = {title}(handle, retries=3)
+assert result.ok</code></pre></main>
+</body></html>"""
+
+
+def _genre(evidence: Any, url: str, html: str) -> list[float]:
+    from scrapy_detemplate.runners import ParsedPage
+    from scrapy_detemplate.runners.combined import GENRE_FEATURES
+
+    config = DetemplateConfig()
+    rows = evidence.features(ParsedPage.of(url, html, parse_html(html), config))
+    at = FEATURES.index(GENRE_FEATURES[0])
+    columns = {tuple(row[at:]) for row in rows}
+    assert len(columns) == 1  # the same on every line of the page
+    return list(columns.pop())
+
+
+def test_the_genre_columns_are_the_mean_shares_of_the_sites_earlier_pages() -> None:
+    from scrapy_detemplate.runners.combined import DF_WINDOW, NAMESPACE, CombinedEvidence, page_shares
+    from scrapy_detemplate.state import memory_store
+
+    store = memory_store(DetemplateConfig())
+    evidence = CombinedEvidence(DetemplateConfig(), store)
+    first = CODE_PAGE.format(title="connect")
+    assert _genre(evidence, "https://docs.example.com/connect.html", first) == [-1.0] * 5  # nothing seen yet
+    shares = store.get(NAMESPACE, "docs.example.com")
+    assert isinstance(shares, list) and len(shares) == 1
+    code, table, links, inside, new = shares[0]
+    assert 0.3 < code < 0.7 and table == 0.0 and 0.0 < links < 0.3 and inside > 0.5 and new == 1.0
+    # The next page reads the first one's shares; a page of another site reads nothing.
+    assert _genre(evidence, "https://docs.example.com/close.html", CODE_PAGE.format(title="close")) == shares[0]
+    assert _genre(evidence, "https://news.example.org/a.html", PAGE.format(title="A", story=STORY)) == [-1.0] * 5
+    # The third page of the docs site reads the mean of the first two (the second one's lines stood on
+    # the first page partly: less of it is new).
+    second = store.get(NAMESPACE, "docs.example.com")[1]  # type: ignore[index]
+    mean = [(a + b) / 2 for a, b in zip(shares[0], second, strict=True)]
+    assert _genre(evidence, "https://docs.example.com/open.html", CODE_PAGE.format(title="open")) == mean
+    assert second[4] < shares[0][4]
+    # At most DF_WINDOW pages are kept, the latest.
+    for n in range(DF_WINDOW + 5):
+        _genre(evidence, f"https://docs.example.com/p{n}.html", CODE_PAGE.format(title=f"p{n}"))
+    assert len(store.get(NAMESPACE, "docs.example.com")) == DF_WINDOW  # type: ignore[arg-type]
+    assert page_shares([]) is None  # a page without words adds nothing
+
+
+@pytest.mark.parametrize(
+    "stored",
+    ["garbage", [[0.1] * 4], [[0.1, 0.2, 0.3, 0.4, float("nan")]], [["a"] * 5], [[0.1] * 5] * 21, {"x": 1}],
+)
+def test_a_bad_stored_genre_state_is_a_cold_start(stored: Any) -> None:
+    from scrapy_detemplate.runners import valid_state
+    from scrapy_detemplate.runners.combined import NAMESPACE, CombinedEvidence
+    from scrapy_detemplate.state import memory_store
+
+    assert not valid_state(NAMESPACE, stored)
+    assert valid_state(NAMESPACE, [[0.1, 0.2, 0.3, 0.4, 1]])
+    store = memory_store(DetemplateConfig())
+    store.set(NAMESPACE, "docs.example.com", stored)
+    evidence = CombinedEvidence(DetemplateConfig(), store)
+    assert _genre(evidence, "https://docs.example.com/a.html", CODE_PAGE.format(title="a")) == [-1.0] * 5
+    assert len(store.get(NAMESPACE, "docs.example.com")) == 1  # type: ignore[arg-type]

@@ -33,7 +33,7 @@ Optional: when this module was not built, or was built against another lxml,
 the Python functions run.
 """
 
-from libc.math cimport exp, expm1
+from libc.math cimport exp, expm1, isfinite
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
@@ -1349,6 +1349,38 @@ cdef double _expected_f1_cut(_Ranked* ranked, Py_ssize_t n, double keep_weight) 
             best = f1
             cut = ranked[k].p
     return cut
+
+
+def page_shares(FeatureRows rows not None, tuple columns, double new_df):
+    """``combined.page_shares`` on ``rows`` (the same floats, or ``None``).
+
+    ``columns`` are the line's words (``log1p``), under ``<pre>``, under ``<code>``, under
+    ``<td>``, link density, in the container, site DF share and in the LCS; ``new_df`` is
+    ``combined.NEW_DF``.
+    """
+    cdef Py_ssize_t words, under_pre, under_code, under_td, link, in_container, site_df, in_lcs, i
+    cdef double total = 0.0, code = 0.0, table = 0.0, links = 0.0, inside = 0.0, new = 0.0, w
+    cdef const double* r
+    words, under_pre, under_code, under_td, link, in_container, site_df, in_lcs = columns
+    for j in columns:
+        if not 0 <= j < rows.width:
+            raise IndexError(f"no column {j} in rows of {rows.width}")
+    for i in range(rows.count):
+        r = rows.data + i * rows.width
+        w = expm1(r[words])
+        total += w
+        code += w * (1.0 if (r[under_pre] != 0.0 or r[under_code] != 0.0) else 0.0)
+        table += w * (1.0 if r[under_td] != 0.0 else 0.0)
+        links += w * r[link]
+        inside += w * (1.0 if r[in_container] != 0.0 else 0.0)
+        new += w * (1.0 if (r[site_df] <= new_df and r[in_lcs] == 0.0) else 0.0)
+    if not total > 0.0:
+        return None
+    shares = [code / total, table / total, links / total, inside / total, new / total]
+    for x in shares:
+        if not isfinite(<double> x):
+            return None
+    return shares
 
 
 def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double threshold, double site_df,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scrapy_detemplate.runners import rtdm, sandwich, segments
+from scrapy_detemplate.runners import combined, rtdm, sandwich, segments
 from scrapy_detemplate.runners.base import NoRemoval, ParsedPage, Runner, RunnerFactory, Verdict
 from scrapy_detemplate.runners.combined import CombinedRunner
 from scrapy_detemplate.runners.isotonic import IsotonicRunner
@@ -29,6 +29,7 @@ STATE_CHECKS: dict[str, Callable[[Value], bool]] = {
     sandwich.NAMESPACE: sandwich.valid_state,
     segments.NAMESPACE: segments.valid_state,
     rtdm.NAMESPACE: rtdm.valid_state,
+    combined.NAMESPACE: combined.valid_state,
 }
 
 

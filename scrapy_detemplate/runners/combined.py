@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lxml import etree
 
@@ -36,16 +36,23 @@ from scrapy_detemplate.methods.segments import Segmentation
 from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
 from scrapy_detemplate.runners.segments import SegmentsRunner
-from scrapy_detemplate.store import StateStore
+from scrapy_detemplate.store import StateStore, Value
 
 if TYPE_CHECKING:
     FeatureRows = Any  # _site.FeatureRows (compiled, no stubs)
     ForestScorer = Any  # _site.ForestScorer
 
 SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "site_df_when_warm")
-FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES)
+#: What kind of site the page stands on, as its earlier pages show it (:func:`page_shares`, averaged
+#: over the site's last DF_WINDOW pages; -1.0 on its first page): the shares of their words in code
+#: (``<pre>``, ``<code>``), in table cells, in links, in the main container, and new on the site.
+GENRE_FEATURES = ("site_code_share", "site_table_share", "site_link_share", "site_container_share", "site_new_share")
+FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES, *GENRE_FEATURES)
+#: The state namespace of the genre columns: per site, the shares of its last DF_WINDOW pages.
+NAMESPACE = "combined"
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _KINDS_AT = FEATURES.index(KIND_FEATURES[0])
+_GENRE_AT = FEATURES.index(GENRE_FEATURES[0])
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 #: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
 _LOG_CHARS = FEATURES.index("log_chars")
@@ -92,6 +99,12 @@ _LIMITS = (
     _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS, THREAD_RATIO,
     KEEP_WEIGHT, _REPEATED_SENTENCE,
 )  # fmt: skip
+#: What :func:`page_shares` reads: a line's words (``log1p``), its code, table, link, container and
+#: newness columns.
+_SHARE_COLUMNS = (
+    _LOG_WORDS, FEATURES.index("under_pre"), FEATURES.index("under_code"), FEATURES.index("under_td"), _LINK_DENSITY,
+    _IN_CONTAINER, _SITE_DF, _IN_LCS,
+)  # fmt: skip
 
 
 def line_features_into(root: etree._Element, lines: list[Line], title: str, rows: FeatureRows) -> bool:
@@ -135,6 +148,7 @@ class CombinedEvidence:
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._sandwich = SandwichRunner(dataclasses.replace(config, sandwich_unit="text"), store)
         self._segments = SegmentsRunner(dataclasses.replace(config, segments_first_pages="none"), store)
+        self._store = store
 
     def features(self, page: ParsedPage) -> list[list[float]]:
         """Feature vectors of the page's lines; updates the site state (one call per page)."""
@@ -144,7 +158,20 @@ class CombinedEvidence:
         for row, site in zip(rows, self.site_features(page), strict=True):
             row += site
             row += kinds
+        genre = self.genre(page.site, page_shares(rows))
+        for row in rows:
+            row += genre
         return rows
+
+    def genre(self, site: str, shares: list[float] | None) -> list[float]:
+        """The :data:`GENRE_FEATURES` of a page of ``site`` (the mean shares of its earlier pages);
+        then the page's own ``shares`` join the site's state (none: a page without words)."""
+        stored = self._store.get(NAMESPACE, site)
+        earlier = cast("list[list[float]]", stored) if valid_state(stored) else []
+        columns = _mean_shares(earlier)
+        if shares is not None:
+            self._store.set(NAMESPACE, site, cast("Value", [*earlier, shares][-DF_WINDOW:]))
+        return columns
 
     def feature_rows(self, page: ParsedPage, rows: FeatureRows | None = None) -> FeatureRows:
         """:meth:`features` in one C array (:class:`FeatureRows`), never as Python floats: the
@@ -160,6 +187,8 @@ class CombinedEvidence:
             rows.set_columns(line_features(page.root, page.lines, title), 0)
         self.site_features_into(page, rows)
         rows.set_columns([page_kinds(page.html)] * len(page.lines), _KINDS_AT)
+        genre = self.genre(page.site, _compiled.page_shares(rows, _SHARE_COLUMNS, NEW_DF))
+        rows.set_columns([genre] * len(page.lines), _GENRE_AT)
         return rows
 
     def site_features(self, page: ParsedPage) -> list[list[float]]:
@@ -187,6 +216,55 @@ class CombinedEvidence:
         seg, each, clock = self._segments.observe_each(page)
         window, log_seen, warm = _site_clock(clock)
         rows.site_columns(seg.keys, seg.lengths, seg.lines, each, window, matched, log_seen, warm, len(PAGE_FEATURES))
+
+
+def page_shares(rows: Sequence[Sequence[float]]) -> list[float] | None:
+    """The shares of a page's words (a line's words are ``expm1`` of its ``log_words``) in code
+    (under ``<pre>`` or ``<code>``), in table cells, in links, in the main container and new on
+    the site (DF share at most NEW_DF, not in the Sandwich LCS); ``None`` for a page without words.
+
+    What kind of site a page stands on shows in them: documentation sites hold code and new text,
+    old news layouts table cells, shops and listings links.  Averaged over a site's earlier pages,
+    they are :data:`GENRE_FEATURES`.  Compiled (``_site.page_shares``) on the rows kept in C.
+    """
+    words, under_pre, under_code, under_td, link, in_container, site_df, in_lcs = _SHARE_COLUMNS
+    total = code = table = links = inside = new = 0.0
+    for row in rows:
+        try:
+            w = math.expm1(row[words])
+        except OverflowError:  # C's expm1 gives infinity (and the shares are then None)
+            w = math.inf
+        total += w
+        code += w * (1.0 if (row[under_pre] or row[under_code]) else 0.0)
+        table += w * (1.0 if row[under_td] else 0.0)
+        links += w * row[link]
+        inside += w * (1.0 if row[in_container] else 0.0)
+        new += w * (1.0 if (row[site_df] <= NEW_DF and not row[in_lcs]) else 0.0)
+    shares = [code / total, table / total, links / total, inside / total, new / total] if total > 0.0 else []
+    return shares if shares and all(map(math.isfinite, shares)) else None
+
+
+def _mean_shares(earlier: list[list[float]]) -> list[float]:
+    """:data:`GENRE_FEATURES` from the shares of a site's earlier pages (-1.0 each: none yet)."""
+    earlier = earlier[-DF_WINDOW:]
+    if not earlier:
+        return [-1.0] * len(GENRE_FEATURES)
+    return [sum(shares[k] for shares in earlier) / len(earlier) for k in range(len(GENRE_FEATURES))]
+
+
+def valid_state(value: object) -> bool:
+    """Whether ``value`` is a site's state as :meth:`CombinedEvidence.genre` writes it: the
+    shares of at most DF_WINDOW pages, each as many numbers as :data:`GENRE_FEATURES`."""
+    return (
+        isinstance(value, list)
+        and len(value) <= DF_WINDOW
+        and all(
+            isinstance(shares, list)
+            and len(shares) == len(GENRE_FEATURES)
+            and all(type(x) in (float, int) and math.isfinite(x) for x in shares)
+            for shares in value
+        )
+    )
 
 
 def _site_clock(clock: int) -> tuple[int, float, float]:

@@ -558,3 +558,33 @@ def test_feature_rows_are_the_python_features_page_after_page(bodies: list[str])
         with python_only():
             want = slow.features(pages[1])
         assert repr(kept.tolist()) == repr(want)  # bit-identical floats
+
+
+_SHARE_VALUES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.sampled_from([0.0, -0.0, 0.1, 0.2, 0.5, 1.0, math.log1p(3), math.log1p(40), 800.0]),
+)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(st.lists(_SHARE_VALUES, min_size=8, max_size=8), max_size=12))
+def test_the_compiled_page_shares_are_the_python_ones(values: list[list[float]]) -> None:
+    width = len(combined.FEATURES)
+    rows = [[0.0] * width for _ in values]
+    for row, picked in zip(rows, values, strict=True):
+        for column, value in zip(combined._SHARE_COLUMNS, picked, strict=True):
+            row[column] = value
+    kept = COMPILED.FeatureRows(len(rows), width)
+    kept.set_columns(rows, 0)
+    got = COMPILED.page_shares(kept, combined._SHARE_COLUMNS, combined.NEW_DF)
+    want = combined.page_shares(rows)
+    assert repr(got) == repr(want)  # bit-identical floats, or both None
+    assert got is None or all(math.isfinite(x) for x in got)
+
+
+@needs_compiled
+def test_the_compiled_page_shares_refuse_a_column_outside_the_rows() -> None:
+    rows = COMPILED.FeatureRows(2, len(combined.FEATURES))
+    with pytest.raises(IndexError, match="no column"):
+        COMPILED.page_shares(rows, (*combined._SHARE_COLUMNS[:-1], 10_000), combined.NEW_DF)
