@@ -93,7 +93,7 @@ def test_report_of_a_crawl_marks_exactly_what_was_removed_in_chromium(site, tmp_
     document = browser.html(browser.document(marked)["children"][-1]["nodeId"], marked)
     assert lines_of(document, drop_marked=True) == content[path].splitlines()
     # ... and the marked parts hold the menu and the footer, no article line, and each related link
-    # exactly when the item lost it (the default keeps most of them, new on every page: README).
+    # exactly when the item lost it (new on every page; the default now removes nearly all: README).
     nodes = browser.select("[data-detemplate]", marked)
     marked_lines = [line for node in nodes for line in lines_of(browser.html(node, marked))]
     for line in (*demosite.NAV, *demosite.FOOTER):
