@@ -430,7 +430,17 @@ def test_the_genre_columns_are_the_mean_shares_of_the_sites_earlier_pages() -> N
 
 @pytest.mark.parametrize(
     "stored",
-    ["garbage", [[0.1] * 4], [[0.1, 0.2, 0.3, 0.4, float("nan")]], [["a"] * 5], [[0.1] * 5] * 21, {"x": 1}],
+    [
+        "garbage",
+        [[0.1] * 4],
+        [[0.1, 0.2, 0.3, 0.4, float("nan")]],
+        [["a"] * 5],
+        [[0.1] * 5] * 21,
+        {"x": 1},
+        [[10**400] * 5],
+        [[None] * 5],
+        [[[0.1]] * 5],
+    ],
 )
 def test_a_bad_stored_genre_state_is_a_cold_start(stored: Any) -> None:
     from scrapy_detemplate.runners import valid_state

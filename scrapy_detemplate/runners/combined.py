@@ -52,7 +52,6 @@ FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES, *GENRE_FEATURES)
 NAMESPACE = "combined"
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _KINDS_AT = FEATURES.index(KIND_FEATURES[0])
-_GENRE_AT = FEATURES.index(GENRE_FEATURES[0])
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 #: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
 _LOG_CHARS = FEATURES.index("log_chars")
@@ -166,9 +165,7 @@ class CombinedEvidence:
     def genre(self, site: str, shares: list[float] | None) -> list[float]:
         """The :data:`GENRE_FEATURES` of a page of ``site`` (the mean shares of its earlier pages);
         then the page's own ``shares`` join the site's state (none: a page without words)."""
-        stored = self._store.get(NAMESPACE, site)
-        earlier = cast("list[list[float]]", stored) if valid_state(stored) else []
-        columns = _mean_shares(earlier)
+        earlier, columns = _earlier_shares(self._store.get(NAMESPACE, site))
         if shares is not None:
             self._store.set(NAMESPACE, site, cast("Value", [*earlier, shares][-DF_WINDOW:]))
         return columns
@@ -186,9 +183,8 @@ class CombinedEvidence:
         if not line_features_into(page.root, page.lines, title, rows):
             rows.set_columns(line_features(page.root, page.lines, title), 0)
         self.site_features_into(page, rows)
-        rows.set_columns([page_kinds(page.html)] * len(page.lines), _KINDS_AT)
         genre = self.genre(page.site, _compiled.page_shares(rows, _SHARE_COLUMNS, NEW_DF))
-        rows.set_columns([genre] * len(page.lines), _GENRE_AT)
+        rows.set_columns([page_kinds(page.html) + genre] * len(page.lines), _KINDS_AT)  # the genre follows the kinds
         return rows
 
     def site_features(self, page: ParsedPage) -> list[list[float]]:
@@ -244,24 +240,40 @@ def page_shares(rows: Sequence[Sequence[float]]) -> list[float] | None:
     return shares if shares and all(map(math.isfinite, shares)) else None
 
 
-def _mean_shares(earlier: list[list[float]]) -> list[float]:
-    """:data:`GENRE_FEATURES` from the shares of a site's earlier pages (-1.0 each: none yet)."""
-    earlier = earlier[-DF_WINDOW:]
-    if not earlier:
-        return [-1.0] * len(GENRE_FEATURES)
-    return [sum(shares[k] for shares in earlier) / len(earlier) for k in range(len(GENRE_FEATURES))]
+def _earlier_shares(stored: Value) -> tuple[list[list[float]], list[float]]:
+    """The shares of a site's earlier pages as stored, and :data:`GENRE_FEATURES`, their means; none
+    and -1.0 each when there are none or the value is not ours (a cold start).
+
+    Read on every page, so checked in the pass that averages it (what :func:`valid_state` asks of a
+    loaded state, but for a ``bool`` counted as a number): lists of the right lengths, numbers
+    whose means are finite.
+    """
+    width = len(GENRE_FEATURES)
+    if (
+        isinstance(stored, list)
+        and 0 < len(stored) <= DF_WINDOW
+        and all(type(shares) is list and len(shares) == width for shares in stored)
+    ):
+        try:
+            means = [sum(column) / len(stored) for column in zip(*stored, strict=True)]  # type: ignore[arg-type]
+        except (TypeError, OverflowError):  # not numbers, or an int no float holds
+            means = []
+        if means and all(map(math.isfinite, means)):
+            return cast("list[list[float]]", stored), means
+    return [], [-1.0] * width
 
 
 def valid_state(value: object) -> bool:
     """Whether ``value`` is a site's state as :meth:`CombinedEvidence.genre` writes it: the
-    shares of at most DF_WINDOW pages, each as many numbers as :data:`GENRE_FEATURES`."""
+    shares of at most DF_WINDOW pages, each as many numbers from 0 to 1 as :data:`GENRE_FEATURES`
+    (compared, not converted: an ``int`` too large for a float is refused, not raised on)."""
     return (
         isinstance(value, list)
         and len(value) <= DF_WINDOW
         and all(
             isinstance(shares, list)
             and len(shares) == len(GENRE_FEATURES)
-            and all(type(x) in (float, int) and math.isfinite(x) for x in shares)
+            and all(type(x) in (float, int) and 0.0 <= x <= 1.0 for x in shares)
             for shares in value
         )
     )
