@@ -18,6 +18,7 @@ from scrapy_detemplate.runners.combined import (
     expected_f1_cut,
     keep_table_rows_whole,
     load_forest,
+    load_forests,
 )
 from scrapy_detemplate.train_combined import line_labels
 
@@ -31,6 +32,8 @@ PAGE = """<html><head><title>{title} | Example</title></head><body>
 
 def test_shipped_model_matches_the_features_this_version_computes():
     assert load_forest().features == FEATURES
+    forest, first = load_forests()  # and it has first-page trees, averaged with the others on a first page
+    assert first is not forest and len(first.trees) == len(forest.trees) + len(_shipped_model()["first_pages"]["trees"])
 
 
 def test_the_first_page_of_a_site_is_already_cleaned():
@@ -454,3 +457,47 @@ def test_a_bad_stored_genre_state_is_a_cold_start(stored: Any) -> None:
     evidence = CombinedEvidence(DetemplateConfig(), store)
     assert _genre(evidence, "https://docs.example.com/a.html", CODE_PAGE.format(title="a")) == [-1.0] * 5
     assert len(store.get(NAMESPACE, "docs.example.com")) == 1  # type: ignore[arg-type]
+
+
+def _shipped_model() -> dict[str, Any]:
+    from importlib import resources
+
+    data: dict[str, Any] = json.loads(
+        resources.files("scrapy_detemplate.data").joinpath("combined_model.json").read_text()
+    )
+    return data
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_sites_first_page_is_scored_with_the_first_page_trees_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
+    """A model's ``first_pages`` forest joins the scoring of a site's first page only: here one
+    sure that every line is content (a base of +100 in log-odds), so the first page keeps every
+    line the trees weigh, while the site's later pages are cleaned as without it."""
+    import scrapy_detemplate.runners.combined as combined
+
+    if not compiled:
+        monkeypatch.setattr(combined, "_compiled", None)
+    data = {k: v for k, v in _shipped_model().items() if k != "first_pages"}
+    plain, sure = tmp_path / "plain.json", tmp_path / "sure.json"
+    plain.write_text(json.dumps(data))
+    sure.write_text(json.dumps({**data, "first_pages": {"features": list(FEATURES), "base": 100.0, "rate": 1.0,
+                                                        "trees": []}}))  # fmt: skip
+    pages = [(f"http://ex.com/a/{n}", PAGE.format(title=f"Vote number {n}", story=STORY).encode()) for n in range(3)]
+    without = Detemplater(DetemplateConfig(combined_model=str(plain)))
+    with_first = Detemplater(DetemplateConfig(combined_model=str(sure)))
+    results = [(without.process(url, body), with_first.process(url, body)) for url, body in pages]
+    first, later = results[0], results[1:]
+    assert "Terms of use" not in first[0].text  # the trees alone take the footer's text
+    assert "Terms of use" in first[1].text and first[1].chars_removed < first[0].chars_removed
+    assert all(a.text == b.text for a, b in later)
+
+
+@pytest.mark.parametrize("first_pages", [{"bad": 1}, {"features": ["x"], "base": 0, "rate": 1, "trees": []}, []])
+def test_a_model_with_unusable_first_page_trees_fails_at_start_up(tmp_path: Path, first_pages: Any) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({**_shipped_model(), "first_pages": first_pages}))
+    with pytest.raises(InvalidSetting) as error:
+        Detemplater(DetemplateConfig.from_settings({"DETEMPLATE_COMBINED_MODEL": str(path)}))
+    assert error.value.name == "DETEMPLATE_COMBINED_MODEL"

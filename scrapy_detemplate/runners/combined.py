@@ -30,7 +30,7 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods import density as _density
 from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
-from scrapy_detemplate.methods.forest import Forest
+from scrapy_detemplate.methods.forest import Forest, mean_forest
 from scrapy_detemplate.methods.kinds import KIND_FEATURES, page_kinds
 from scrapy_detemplate.methods.segments import Segmentation
 from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
@@ -131,14 +131,33 @@ def decide_rows(
 def load_forest(path: str = "") -> Forest:
     """The model at ``path``, or the one shipped in the package (``ValueError``
     or ``OSError`` when the file is missing, unreadable or not a model)."""
+    return load_forests(path)[0]
+
+
+def load_forests(path: str = "") -> tuple[Forest, Forest]:
+    """The forests of the model at ``path`` (or the shipped one): for a page of a site already
+    seen, and for a site's first page.  A model with a ``first_pages`` forest (trees fitted on
+    sites' first pages only, :func:`~scrapy_detemplate.train_combined.fit_model`) scores a first
+    page with the mean of both in log-odds (:func:`mean_forest`); without one (a model trained
+    before), the one forest scores every page.  ``ValueError`` or ``OSError`` when the file is
+    missing, unreadable or not a model."""
     if path:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     else:
         data = json.loads(resources.files("scrapy_detemplate.data").joinpath("combined_model.json").read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"model {path or '(shipped)'} is not a forest model")
     forest = Forest(data)
-    if forest.features != FEATURES:
-        raise ValueError(f"model {path or '(shipped)'} was trained on other features than this version computes")
-    return forest
+    first = Forest(data["first_pages"]) if data.get("first_pages") is not None else None
+    for one in (forest, first):
+        if one is not None and one.features != FEATURES:
+            raise ValueError(f"model {path or '(shipped)'} was trained on other features than this version computes")
+    return forest, (mean_forest(forest, first) if first is not None else forest)
+
+
+def first_page(value: float) -> bool:
+    """Whether a row's ``log_pages_seen`` is a site's first page (no earlier page of it seen)."""
+    return value == 0.0
 
 
 class CombinedEvidence:
@@ -316,16 +335,21 @@ class CombinedRunner:
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._evidence = CombinedEvidence(config, store)
         try:
-            forest = load_forest(config.combined_model)
+            forest, first = load_forests(config.combined_model)
         except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
             raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
         self._probabilities = forest.scorer()
+        # A site's first page: the first-page trees and these, averaged (:func:`load_forests`).
+        self._first_probabilities = self._probabilities if first is forest else first.scorer()
         self._threshold = config.combined_threshold
         self._site_df = config.combined_site_df
-        # The compiled scorer decides on rows kept in C (:meth:`_decide_compiled`); else Python lists.
+        # The compiled scorers decide on rows kept in C (:meth:`_decide_compiled`); else Python lists.
         self._scorer = getattr(self._probabilities, "__self__", None)
-        if _compiled is None or not isinstance(self._scorer, _compiled.ForestScorer):
-            self._scorer = None
+        self._first_scorer = getattr(self._first_probabilities, "__self__", None)
+        if _compiled is None or not (
+            isinstance(self._scorer, _compiled.ForestScorer) and isinstance(self._first_scorer, _compiled.ForestScorer)
+        ):
+            self._scorer = self._first_scorer = None
         # The rows' memory, kept from page to page (a large malloc after a parse costs); a page
         # decided meanwhile (another thread) takes its own.
         self._kept_rows: FeatureRows | None = None
@@ -336,7 +360,9 @@ class CombinedRunner:
             template = self._decide_compiled(page)
         else:
             rows = self._evidence.features(page)
-            template = decide(rows, self._probabilities, self._threshold, self._site_df)
+            first = bool(rows) and first_page(rows[0][_PAGES_SEEN])
+            probabilities = self._first_probabilities if first else self._probabilities
+            template = decide(rows, probabilities, self._threshold, self._site_df)
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
             return Verdict(detail="all_content")
@@ -352,7 +378,9 @@ class CombinedRunner:
             rows = self._evidence.feature_rows(page, self._kept_rows if kept else None)
             if kept:
                 self._kept_rows = rows
-            template = decide_rows(rows, self._scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
+            first = bool(page.lines) and first_page(rows.value(0, _PAGES_SEEN))
+            scorer = self._first_scorer if first else self._scorer
+            template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
             return _settle(
                 page.lines,
                 template,

@@ -46,3 +46,18 @@ def test_the_compiled_scorer_equals_the_reference_on_the_shipped_model():
         x = [rng.choice((0.0, 1.0, rng.random(), rng.uniform(-1, 8))) for _ in forest.features]
         assert fast(x) == pytest.approx(forest.probability(x), abs=1e-12)
     assert Forest(MODEL).compiled()([9.0, 0.7]) == pytest.approx(Forest(MODEL).probability([9.0, 0.7]))
+
+
+def test_the_mean_forest_scores_the_mean_of_both_forests_log_odds():
+    from scrapy_detemplate.methods.forest import mean_forest
+
+    other = {**MODEL, "base": -1.0, "rate": 0.25, "trees": [MODEL["trees"][1], MODEL["trees"][0]]}
+    a, b = Forest(MODEL), Forest(other)
+    mean = mean_forest(a, b)
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    for x in ([9.0, 0.5], [9.0, 0.7], [0.0, -3.0]):
+        expected = (logit(a.probability(x)) + logit(b.probability(x))) / 2
+        assert logit(mean.probability(x)) == pytest.approx(expected, abs=1e-9)
+        assert mean.scorer()([x]) == [mean.probability(x)]  # compiled where built: the same floats
+    with pytest.raises(ValueError, match="different features"):
+        mean_forest(a, Forest({**MODEL, "features": ["a", "c"]}))
