@@ -41,7 +41,7 @@ from scrapy_detemplate.evaluation import (
     read_manifest,
     score_page,
 )
-from scrapy_detemplate.methods.forest import Forest, mean_forest
+from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import (
     FEATURES,
@@ -50,6 +50,7 @@ from scrapy_detemplate.runners.combined import (
     decide,
     drop_copies,
     first_page,
+    model_forests,
 )
 from scrapy_detemplate.store import MemoryStore
 
@@ -194,7 +195,8 @@ def cross_validate(
         training = [p for p in pages if fold_of[(p.corpus, p.site)] != fold]
         if not any(p.rows for p in training):
             raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
-        scorer, first_scorer = (forest.scorer() for forest in forests(fit_model(training, trees, leaves, min_leaf)))
+        model = fit_model(training, trees, leaves, min_leaf)
+        scorer, first_scorer = (forest.scorer() for forest in model_forests(model))
         for page in held_out:
             text = page.visible
             if page.rows:
@@ -224,9 +226,10 @@ def fit_model(
     """The model of ``pages``: :func:`fit` on all their lines, and under ``first_pages`` the same
     fitted on the lines of sites' first pages alone (none when those lines are all of one class).
 
-    A site's first page has no site evidence; the trees fitted on every page spend most of
-    their splits on pages with it, which are most of the lines.  The runner scores a first page
-    with the mean of both forests' log-odds (``runners.combined.load_forests``).  Measured on
+    A site's first page has no site evidence: the splits that serve a known site's pages best
+    (its DF, the Sandwich LCS, the genre columns) are constant there, and each tree's leaves
+    are shared by both kinds of page.  The runner scores a first page with the mean of both
+    forests' log-odds (``runners.combined.model_forests``).  Measured on
     sites never seen (two splits, docs/methods/combined.md, "A model of first pages"): wcxb-dev
     micro +0.0020 / +0.0010, its sites more than 0.03 below keeping every line 30 -> 25 and
     33 -> 31, c2f and docs level, dragnet10 -0.0007 / -0.0003.
@@ -237,14 +240,6 @@ def fit_model(
     if len(set(ys)) == 2:
         model["first_pages"] = fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf)
     return model
-
-
-def forests(model: dict[str, Any]) -> tuple[Forest, Forest]:
-    """A model's forests for a page of a known site and for a site's first page (as the runner
-    reads them: ``runners.combined.load_forests``)."""
-    forest = Forest(model)
-    first = model.get("first_pages")
-    return forest, (mean_forest(forest, Forest(first)) if first is not None else forest)
 
 
 def fit(

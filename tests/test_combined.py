@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
@@ -501,3 +503,47 @@ def test_a_model_with_unusable_first_page_trees_fails_at_start_up(tmp_path: Path
     with pytest.raises(InvalidSetting) as error:
         Detemplater(DetemplateConfig.from_settings({"DETEMPLATE_COMBINED_MODEL": str(path)}))
     assert error.value.name == "DETEMPLATE_COMBINED_MODEL"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(first_pages=_JSON | st.fixed_dictionaries({"features": st.just(list(FEATURES)), "base": _JSON, "rate": _JSON,
+                                                  "trees": _JSON}))  # fmt: skip
+def test_any_first_page_trees_read_or_refused_with_a_value_error(first_pages: Any) -> None:
+    """Whatever a model file holds under ``first_pages``, reading it gives two forests or a
+    ``ValueError`` (the start-up error naming the setting), never another exception."""
+    from scrapy_detemplate.runners.combined import model_forests
+
+    data = {"features": list(FEATURES), "base": 0.0, "rate": 1.0, "trees": [], "first_pages": first_pages}
+    try:
+        forest, first = model_forests(data, "m.json")
+    except ValueError:
+        return
+    assert forest.features == first.features == FEATURES
+    assert len(first.scorer()([[0.0] * len(FEATURES)])) == 1  # and it scores, as the runner builds it
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"feature": [0], "threshold": [0.0], "left": [1], "right": [2], "value": [0.0]},  # children past the end
+        {"feature": [0, -2, -2], "threshold": [0, 0, 0], "left": [0, -1, -1], "right": [2, -1, -1], "value": [0, 0, 0]},
+        {"feature": [0, 0, -2, -2], "threshold": [0] * 4, "left": [1, 2, -1, -1], "right": [2, 3, -1, -1],
+         "value": [0] * 4},  # a node reached twice
+        {"feature": [999, -2, -2], "threshold": [0, 0, 0], "left": [1, -1, -1], "right": [2, -1, -1], "value": [0] * 3},
+    ],
+)  # fmt: skip
+def test_a_model_whose_trees_cannot_be_walked_fails_at_start_up(tmp_path: Path, tree: dict[str, Any]) -> None:
+    """A hand-edited or corrupt tree (a child pointing back: a walk that never ends) is refused when
+    the model is read, naming the setting, not an IndexError or a hang when the scorer is built."""
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"features": list(FEATURES), "base": 0.0, "rate": 1.0, "trees": [tree]}))
+    with pytest.raises(InvalidSetting) as error:
+        Detemplater(DetemplateConfig.from_settings({"DETEMPLATE_COMBINED_MODEL": str(path)}))
+    assert error.value.name == "DETEMPLATE_COMBINED_MODEL" and "tree 0" in str(error.value)

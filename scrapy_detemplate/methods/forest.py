@@ -37,6 +37,10 @@ class Forest:
             ]  # fmt: skip
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a forest model: {exc!r}") from exc
+        for k, tree in enumerate(self.trees):
+            problem = _tree_problem(tree, len(self.features))
+            if problem:
+                raise ValueError(f"not a forest model: tree {k}: {problem}")
 
     def probability(self, x: Sequence[float]) -> float:
         """The reference scorer: walk every tree."""
@@ -93,6 +97,30 @@ class Forest:
             return [one(x) for x in rows]
 
         return probabilities
+
+
+def _tree_problem(tree: tuple[list[Any], list[float], list[Any], list[Any], list[float]], features: int) -> str:
+    """Why a tree's node arrays cannot be walked ("" when they can): arrays of different lengths,
+    a child that is not a node, the root or a node reached twice (with every other node the
+    child of one node at most, and the root of none, every walk from the root ends), a feature
+    out of range.  scikit-learn's trees always pass; a hand-edited or corrupt file may not."""
+    feature, threshold, left, right, value = tree
+    n = len(left)
+    if not (n and len(feature) == len(threshold) == len(right) == len(value) == n):
+        return "node arrays of different lengths"
+    reached: set[int] = set()
+    for node in range(n):
+        low, high = left[node], right[node]
+        if low == -1:
+            continue
+        if not (type(low) is int and type(high) is int and 0 < low < n and 0 < high < n):
+            return f"node {node}'s children are not nodes of the tree"
+        if low in reached or high in reached or low == high:
+            return "a node is reached twice"  # a walk could loop, or grow without bound
+        reached.update((low, high))
+        if type(feature[node]) is not int or not 0 <= feature[node] < features:
+            return f"node {node}'s feature {feature[node]!r} is not one"
+    return ""
 
 
 def mean_forest(a: Forest, b: Forest) -> Forest:

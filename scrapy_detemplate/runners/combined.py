@@ -145,13 +145,18 @@ def load_forests(path: str = "") -> tuple[Forest, Forest]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     else:
         data = json.loads(resources.files("scrapy_detemplate.data").joinpath("combined_model.json").read_text())
+    return model_forests(data, path or "(shipped)")
+
+
+def model_forests(data: object, name: str = "") -> tuple[Forest, Forest]:
+    """:func:`load_forests` of a model already read (``data``, as ``train-combined`` writes it)."""
     if not isinstance(data, dict):
-        raise ValueError(f"model {path or '(shipped)'} is not a forest model")
+        raise ValueError(f"model {name} is not a forest model")
     forest = Forest(data)
     first = Forest(data["first_pages"]) if data.get("first_pages") is not None else None
     for one in (forest, first):
         if one is not None and one.features != FEATURES:
-            raise ValueError(f"model {path or '(shipped)'} was trained on other features than this version computes")
+            raise ValueError(f"model {name} was trained on other features than this version computes")
     return forest, (mean_forest(forest, first) if first is not None else forest)
 
 
