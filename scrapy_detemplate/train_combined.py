@@ -51,6 +51,7 @@ from scrapy_detemplate.runners.combined import (
     drop_copies,
     first_page,
     model_forests,
+    scorers,
 )
 from scrapy_detemplate.store import MemoryStore
 
@@ -195,8 +196,7 @@ def cross_validate(
         training = [p for p in pages if fold_of[(p.corpus, p.site)] != fold]
         if not any(p.rows for p in training):
             raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
-        model = fit_model(training, trees, leaves, min_leaf)
-        scorer, first_scorer = (forest.scorer() for forest in model_forests(model))
+        scorer, first_scorer = scorers(model_forests(fit_model(training, trees, leaves, min_leaf)))
         for page in held_out:
             text = page.visible
             if page.rows:

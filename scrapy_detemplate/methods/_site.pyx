@@ -1069,27 +1069,22 @@ cdef struct Node:
 
 
 def unfit(forest):
-    """Why :class:`ForestScorer` cannot hold ``forest`` ("" when it can): node arrays of
-    different lengths, a child numbered before its parent or reached twice (scikit-learn
-    numbers children after their parent, so the walk ends), a feature out of range."""
-    cdef Py_ssize_t k, n, node
+    """Why :class:`ForestScorer` cannot hold ``forest`` ("" when it can): what ``Forest`` refuses
+    (:func:`~scrapy_detemplate.methods.forest.tree_problem`: node arrays of different lengths, a
+    child outside the tree or reached twice, a feature out of range; asked again here, since the
+    C arrays rely on it and ``trees`` is a list anyone can change), and a child numbered before its
+    parent, which the C layout cannot hold (scikit-learn numbers children after their parent)."""
+    from scrapy_detemplate.methods.forest import tree_problem  # here: forest.py imports this module
+    cdef Py_ssize_t k, node
     features = len(forest.features)
-    for k, (feature, threshold, left, right, value) in enumerate(forest.trees):
-        n = len(left)
-        if not (n and len(feature) == len(threshold) == len(right) == len(value) == n):
-            return f"tree {k}: node arrays of different lengths"
-        reached = set()
-        for node in range(n):
-            if left[node] == -1:
-                continue
-            if not (type(left[node]) is int and type(right[node]) is int
-                    and node < left[node] < n and node < right[node] < n):
+    for k, tree in enumerate(forest.trees):
+        problem = tree_problem(tree, features)
+        if problem:
+            return f"tree {k}: {problem}"
+        left, right = tree[2], tree[3]
+        for node in range(len(left)):
+            if left[node] != -1 and not (node < left[node] and node < right[node]):
                 return f"tree {k}: node {node}'s children are not after it"
-            if left[node] in reached or right[node] in reached or left[node] == right[node]:
-                return f"tree {k}: a node is reached twice"
-            reached.update((left[node], right[node]))
-            if type(feature[node]) is not int or not 0 <= feature[node] < features:
-                return f"tree {k}: node {node}'s feature {feature[node]!r} is not one"
     return ""
 
 

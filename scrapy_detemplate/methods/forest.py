@@ -38,7 +38,7 @@ class Forest:
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"not a forest model: {exc!r}") from exc
         for k, tree in enumerate(self.trees):
-            problem = _tree_problem(tree, len(self.features))
+            problem = tree_problem(tree, len(self.features))
             if problem:
                 raise ValueError(f"not a forest model: tree {k}: {problem}")
 
@@ -99,7 +99,7 @@ class Forest:
         return probabilities
 
 
-def _tree_problem(tree: tuple[list[Any], list[float], list[Any], list[Any], list[float]], features: int) -> str:
+def tree_problem(tree: tuple[list[Any], list[float], list[Any], list[Any], list[float]], features: int) -> str:
     """Why a tree's node arrays cannot be walked ("" when they can): arrays of different lengths,
     a child that is not a node, the root or a node reached twice (with every other node the
     child of one node at most, and the root of none, every walk from the root ends), a feature

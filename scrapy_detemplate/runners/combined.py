@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     FeatureRows = Any  # _site.FeatureRows (compiled, no stubs)
     ForestScorer = Any  # _site.ForestScorer
 
+#: :meth:`Forest.scorer`: the probabilities of many rows at once.
+Scorer = Callable[[Sequence[Sequence[float]]], list[float]]
+
 SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "site_df_when_warm")
 #: What kind of site the page stands on, as its earlier pages show it (:func:`page_shares`, averaged
 #: over the site's last DF_WINDOW pages; -1.0 on its first page): the shares of their words in code
@@ -160,6 +163,13 @@ def model_forests(data: object, name: str = "") -> tuple[Forest, Forest]:
     return forest, (mean_forest(forest, first) if first is not None else forest)
 
 
+def scorers(forests: tuple[Forest, Forest]) -> tuple[Scorer, Scorer]:
+    """:meth:`Forest.scorer` of :func:`model_forests`' two forests (one scorer when they are one)."""
+    known, first = forests
+    scorer = known.scorer()
+    return scorer, (scorer if first is known else first.scorer())
+
+
 def first_page(value: float) -> bool:
     """Whether a row's ``log_pages_seen`` is a site's first page (no earlier page of it seen)."""
     return value == 0.0
@@ -177,13 +187,11 @@ class CombinedEvidence:
         """Feature vectors of the page's lines; updates the site state (one call per page)."""
         title = page.root.findtext(".//title") or ""
         rows = line_features(page.root, page.lines, title)
-        kinds = page_kinds(page.html)
         for row, site in zip(rows, self.site_features(page), strict=True):
             row += site
-            row += kinds
-        genre = self.genre(page.site, page_shares(rows))
+        columns = page_kinds(page.html) + self.genre(page.site, page_shares(rows))  # the genre follows the kinds
         for row in rows:
-            row += genre
+            row += columns
         return rows
 
     def genre(self, site: str, shares: list[float] | None) -> list[float]:
@@ -340,12 +348,11 @@ class CombinedRunner:
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._evidence = CombinedEvidence(config, store)
         try:
-            forest, first = load_forests(config.combined_model)
+            forests = load_forests(config.combined_model)
         except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
             raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
-        self._probabilities = forest.scorer()
-        # A site's first page: the first-page trees and these, averaged (:func:`load_forests`).
-        self._first_probabilities = self._probabilities if first is forest else first.scorer()
+        # A site's first page: the first-page trees and the others, averaged (:func:`load_forests`).
+        self._probabilities, self._first_probabilities = scorers(forests)
         self._threshold = config.combined_threshold
         self._site_df = config.combined_site_df
         # The compiled scorers decide on rows kept in C (:meth:`_decide_compiled`); else Python lists.
