@@ -49,8 +49,8 @@ from scrapy_detemplate.runners.combined import (
     copy_flags,
     decide,
     drop_copies,
-    first_page,
     model_forests,
+    on_first_page,
     scorers,
 )
 from scrapy_detemplate.store import MemoryStore
@@ -137,8 +137,6 @@ def page_lines(
 
 #: A page's lines weigh their words times PAGE_WEIGHT over the square root of the page's words.
 PAGE_WEIGHT = 30.0
-#: The column of a row's ``log_pages_seen`` (0 on a site's first page).
-_PAGES_SEEN = FEATURES.index("log_pages_seen")
 
 
 def _stack(pages: Iterable[PageLines]) -> tuple[list[list[float]], list[int], list[float]]:
@@ -200,7 +198,7 @@ def cross_validate(
         for page in held_out:
             text = page.visible
             if page.rows:
-                scores = first_scorer if first_page(page.rows[0][_PAGES_SEEN]) else scorer
+                scores = first_scorer if on_first_page(page.rows) else scorer
                 template = decide(page.rows, scores, config.combined_threshold, config.combined_site_df)
                 template = drop_copies(page.texts, template, *copy_flags(page.rows))
                 if 0 < len(template) < len(page.rows):
@@ -236,7 +234,7 @@ def fit_model(
     """
     xs, ys, ws = _stack(pages)
     model = fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf)
-    xs, ys, ws = _stack(p for p in pages if p.rows and first_page(p.rows[0][_PAGES_SEEN]))
+    xs, ys, ws = _stack(p for p in pages if on_first_page(p.rows))
     if len(set(ys)) == 2:
         model["first_pages"] = fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf)
     return model

@@ -175,6 +175,11 @@ def first_page(value: float) -> bool:
     return value == 0.0
 
 
+def on_first_page(rows: Sequence[Sequence[float]]) -> bool:
+    """Whether a page's feature rows (:meth:`CombinedEvidence.features`) are a site's first page's."""
+    return bool(rows) and first_page(rows[0][_PAGES_SEEN])
+
+
 class CombinedEvidence:
     """Computes :data:`FEATURES` for the lines of pages taken in crawl order."""
 
@@ -372,8 +377,7 @@ class CombinedRunner:
             template = self._decide_compiled(page)
         else:
             rows = self._evidence.features(page)
-            first = bool(rows) and first_page(rows[0][_PAGES_SEEN])
-            probabilities = self._first_probabilities if first else self._probabilities
+            probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
             template = decide(rows, probabilities, self._threshold, self._site_df)
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
