@@ -19,13 +19,14 @@ F1 are reported per corpus as ``scrapy-detemplate eval`` reports them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import hashlib
 import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +42,18 @@ from scrapy_detemplate.evaluation import (
     read_manifest,
     score_page,
 )
+from scrapy_detemplate.methods import names as _names
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import (
+    _NAMES_AT,
     FEATURES,
     CombinedEvidence,
     copy_flags,
     decide,
     drop_copies,
     model_forests,
+    model_names,
     on_first_page,
     scorers,
 )
@@ -109,6 +113,7 @@ class PageLines:
     gold: str
     visible: str
     kind: str = ""  # the manifest's page_type, if any
+    names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
 
 
 def page_lines(
@@ -129,7 +134,7 @@ def page_lines(
             PageLines(
                 corpus, page.site, rows, line_labels(lines, page.gold),
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
-                page.gold, page.visible_text(), page.kind,
+                page.gold, page.visible_text(), page.kind, _names.line_names(lines),
             )
         )  # fmt: skip
     return out
@@ -194,14 +199,20 @@ def cross_validate(
         training = [p for p in pages if fold_of[(p.corpus, p.site)] != fold]
         if not any(p.rows for p in training):
             raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
-        scorer, first_scorer = scorers(model_forests(fit_model(training, trees, leaves, min_leaf)))
+        model = fit_model(training, trees, leaves, min_leaf)
+        scorer, first_scorer = scorers(model_forests(model))
+        lexicon = model_names(model)
         for page in held_out:
             text = page.visible
             if page.rows:
-                scores = first_scorer if on_first_page(page.rows) else scorer
-                template = decide(page.rows, scores, config.combined_threshold, config.combined_site_df)
-                template = drop_copies(page.texts, template, *copy_flags(page.rows))
-                if 0 < len(template) < len(page.rows):
+                rows = page.rows
+                if on_first_page(rows):
+                    rows = [list(row) for row in rows]
+                    _fill_names(rows, page.names, lexicon)
+                scores = first_scorer if on_first_page(rows) else scorer
+                template = decide(rows, scores, config.combined_threshold, config.combined_site_df)
+                template = drop_copies(page.texts, template, *copy_flags(rows))
+                if 0 < len(template) < len(rows):
                     text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
             score = score_page(text, page.gold, page.visible)
             summaries.setdefault(page.corpus, Summary()).add(page.site, score)
@@ -234,10 +245,51 @@ def fit_model(
     """
     xs, ys, ws = _stack(pages)
     model = fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf)
-    xs, ys, ws = _stack(p for p in pages if on_first_page(p.rows))
+    first, model["names"] = _first_pages_named(pages)
+    xs, ys, ws = _stack(first)
     if len(set(ys)) == 2:
         model["first_pages"] = fit(xs, ys, ws, trees, leaves, min_leaf=min_leaf)
     return model
+
+
+#: Inner folds of sites for the name columns of the first-page forest's training rows.
+NAME_FOLDS = 5
+
+
+def _first_pages_named(pages: Sequence[PageLines]) -> tuple[list[PageLines], dict[str, float]]:
+    """The sites' first pages with their name columns filled, and the lexicon of all ``pages``
+    (:mod:`~scrapy_detemplate.methods.names`).
+
+    A training line must not be scored by a lexicon its own site voted in (the trees would learn
+    to trust names more than they deserve on a site never seen): the sites fall into
+    :data:`NAME_FOLDS` folds, and a first page's columns come from the lexicon of the other folds'
+    sites.  Measured out of fold on sites never seen (docs/methods/combined.md, "A learned lexicon
+    of class and id names")."""
+    by_site: dict[tuple[str, str], list[PageLines]] = {}
+    for page in pages:
+        by_site.setdefault((page.corpus, page.site), []).append(page)
+    votes = {
+        site: _names.site_votes([p.labels for p in ps], [p.weights for p in ps], [p.names for p in ps])
+        for site, ps in by_site.items()
+        if any(p.names for p in ps)
+    }
+    fold_of = {site: _fold(f"names/{site[0]}/{site[1]}", NAME_FOLDS) for site in by_site}
+    inner = [_names.lexicon(v for site, v in votes.items() if fold_of[site] != fold) for fold in range(NAME_FOLDS)]
+    first = []
+    for page in pages:
+        if on_first_page(page.rows):
+            rows = [list(row) for row in page.rows]
+            _fill_names(rows, page.names, inner[fold_of[(page.corpus, page.site)]])
+            first.append(dataclasses.replace(page, rows=rows))
+    return first, _names.lexicon(votes.values())
+
+
+def _fill_names(rows: list[list[float]], names: Sequence[_names.LineNames], lexicon: dict[str, float]) -> None:
+    """The name columns of a first page's ``rows`` from each line's ``names`` (as
+    ``runners.combined.fill_names`` from the page's lines)."""
+    if lexicon and len(names) == len(rows):
+        for row, line in zip(rows, names, strict=True):
+            row[_NAMES_AT:] = _names.columns(line, lexicon)
 
 
 def fit(

@@ -400,7 +400,7 @@ def _genre(evidence: Any, url: str, html: str) -> list[float]:
     config = DetemplateConfig()
     rows = evidence.features(ParsedPage.of(url, html, parse_html(html), config))
     at = FEATURES.index(GENRE_FEATURES[0])
-    columns = {tuple(row[at:]) for row in rows}
+    columns = {tuple(row[at : at + len(GENRE_FEATURES)]) for row in rows}
     assert len(columns) == 1  # the same on every line of the page
     return list(columns.pop())
 

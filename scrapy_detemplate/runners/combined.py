@@ -32,6 +32,7 @@ from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest, mean_forest
 from scrapy_detemplate.methods.kinds import KIND_FEATURES, page_kinds
+from scrapy_detemplate.methods.names import NAME_FEATURES, OwnStats, page_columns, valid_lexicon
 from scrapy_detemplate.methods.segments import Segmentation
 from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
@@ -50,7 +51,10 @@ SITE_FEATURES = ("site_df", "in_sandwich_lcs", "has_peer", "log_pages_seen", "si
 #: over the site's last DF_WINDOW pages; -1.0 on its first page): the shares of their words in code
 #: (``<pre>``, ``<code>``), in table cells, in links, in the main container, and new on the site.
 GENRE_FEATURES = ("site_code_share", "site_table_share", "site_link_share", "site_container_share", "site_new_share")
-FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES, *GENRE_FEATURES)
+#: :data:`~scrapy_detemplate.methods.names.NAME_FEATURES` last: learned class/id names, filled on a
+#: site's first page only (0.0 elsewhere, and in the rows the known-site trees are fitted on).
+FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES, *GENRE_FEATURES, *NAME_FEATURES)
+_NAMES_AT = FEATURES.index(NAME_FEATURES[0])
 #: The state namespace of the genre columns: per site, the shares of its last DF_WINDOW pages.
 NAMESPACE = "combined"
 _WARM_DF = FEATURES.index("site_df_when_warm")
@@ -144,11 +148,32 @@ def load_forests(path: str = "") -> tuple[Forest, Forest]:
     page with the mean of both in log-odds (:func:`mean_forest`); without one (a model trained
     before), the one forest scores every page.  ``ValueError`` or ``OSError`` when the file is
     missing, unreadable or not a model."""
+    return model_forests(read_model(path), path or "(shipped)")
+
+
+def read_model(path: str = "") -> object:
+    """The model file at ``path`` (or the shipped one) as read from its JSON."""
     if path:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    else:
-        data = json.loads(resources.files("scrapy_detemplate.data").joinpath("combined_model.json").read_text())
-    return model_forests(data, path or "(shipped)")
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    return json.loads(resources.files("scrapy_detemplate.data").joinpath("combined_model.json").read_text())
+
+
+def model_names(data: object, name: str = "") -> dict[str, float]:
+    """The model's lexicon of class/id names (:mod:`~scrapy_detemplate.methods.names`; empty for a
+    model trained without one: the name columns then stay 0.0)."""
+    lexicon = data.get("names", {}) if isinstance(data, dict) else {}
+    if not valid_lexicon(lexicon):
+        raise ValueError(f"model {name}'s names are not a lexicon of names to numbers")
+    return cast("dict[str, float]", lexicon)
+
+
+def fill_names(
+    rows: list[list[float]], lines: Sequence[Line], lexicon: dict[str, float], stats: OwnStats | None = None
+) -> None:
+    """The name columns of a site's first page's ``rows``, from ``lexicon`` (none: left 0.0)."""
+    if lexicon and on_first_page(rows):
+        for row, names in zip(rows, page_columns(lines, lexicon, stats), strict=True):
+            row[_NAMES_AT:] = names
 
 
 def model_forests(data: object, name: str = "") -> tuple[Forest, Forest]:
@@ -195,6 +220,7 @@ class CombinedEvidence:
         for row, site in zip(rows, self.site_features(page), strict=True):
             row += site
         columns = page_kinds(page.html) + self.genre(page.site, page_shares(rows))  # the genre follows the kinds
+        columns += [0.0] * len(NAME_FEATURES)  # filled by the runner on a first page (:func:`fill_names`)
         for row in rows:
             row += columns
         return rows
@@ -353,7 +379,10 @@ class CombinedRunner:
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
         self._evidence = CombinedEvidence(config, store)
         try:
-            forests = load_forests(config.combined_model)
+            data = read_model(config.combined_model)
+            forests = model_forests(data, config.combined_model or "(shipped)")
+            self._names = model_names(data, config.combined_model or "(shipped)")
+            self._name_stats: OwnStats = {}  # per class/id/itemprop triple, for this lexicon
         except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
             raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
         # A site's first page: the first-page trees and the others, averaged (:func:`load_forests`).
@@ -377,6 +406,7 @@ class CombinedRunner:
             template = self._decide_compiled(page)
         else:
             rows = self._evidence.features(page)
+            fill_names(rows, page.lines, self._names, self._name_stats)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
             template = decide(rows, probabilities, self._threshold, self._site_df)
             template = _settle(page.lines, template, *copy_flags(rows))
@@ -395,6 +425,8 @@ class CombinedRunner:
             if kept:
                 self._kept_rows = rows
             first = bool(page.lines) and first_page(rows.value(0, _PAGES_SEEN))
+            if first and self._names:
+                rows.set_columns(page_columns(page.lines, self._names, self._name_stats), _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
             return _settle(
