@@ -110,7 +110,9 @@ def _model_path() -> Any:
     return resources.files("scrapy_detemplate.data").joinpath("combined_model.json")
 
 
-@pytest.mark.parametrize("bad", [[1, 2], {"x": "y"}, {"x": math.inf}, "names"])
+@pytest.mark.parametrize(
+    "bad", [[1, 2], {"x": "y"}, {"x": math.inf}, {"x": math.nan}, {"x": 10**400}, {"x": True}, "names"]
+)
 def test_a_model_with_bad_names_is_refused_with_a_value_error(bad: object) -> None:
     with pytest.raises(ValueError, match="names"):
         model_names({"names": bad}, "m.json")

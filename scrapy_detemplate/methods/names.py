@@ -206,5 +206,5 @@ def lexicon(votes: Iterable[Mapping[str, float]], min_sites: int = MIN_SITES) ->
 def valid_lexicon(value: object) -> bool:
     """Whether ``value`` is a lexicon as :func:`lexicon` makes it (names to finite numbers)."""
     return isinstance(value, dict) and all(
-        isinstance(k, str) and type(v) in (float, int) and math.isfinite(v) for k, v in value.items()
-    )
+        isinstance(k, str) and type(v) in (float, int) and -1e6 <= v <= 1e6 for k, v in value.items()
+    )  # compared, not converted: an int no float holds is refused, not raised on
