@@ -129,6 +129,7 @@ def page_columns(
 
 
 _NONE = (0.0, 0.0, 0.0, 0)
+_UNSEEN = (-1.0, -1.0, -1.0, -1)  # a triple not in ``stats`` yet (one lookup, not two)
 
 
 def _element_columns(
@@ -151,7 +152,9 @@ def _element_columns(
     for element in reversed(path):
         if isinstance(element.tag, str):
             key = (element.get("class") or "", element.get("id") or "", element.get("itemprop") or "")
-            own = stats.get(key, _NONE) if key in stats else _own(element, key, lexicon, stats)
+            own = stats.get(key, _UNSEEN)
+            if own is _UNSEEN:
+                own = _own(element, key, lexicon, stats)
             if own is not None:
                 mean, least, most, count = own
                 if base[3]:
