@@ -1,10 +1,12 @@
-"""Compiled vs Python site evidence and forest scoring on every page of the corpora.
+"""Compiled vs Python site evidence, name columns and forest scoring on every page of the corpora.
 
 Two default engines per corpus take the pages in manifest order (the site state
-evolves as in a crawl), one with the compiled ``_site`` module, one with the
+evolves as in a crawl), one with the compiled ``_site`` and ``_names`` modules, one with the
 Python functions.  Per page: the segmentation (keys, lengths, blocks, lines,
 block elements and parents) and Sandwich's text keys, compiled vs Python on the
-same lines; the feature rows of the two engines (``repr``: bit-identical
+same lines; the columns of learned class/id names (``names.page_columns``, which
+the runner asks on a site's first page only) on every page, compiled vs Python, with
+what each kept from the pages before; the feature rows of the two engines (``repr``: bit-identical
 floats; the compiled engine keeps its rows in C, ``FeatureRows``, read back
 here); the compiled scorer's probabilities vs ``Forest.probability`` (the
 reference) on those rows; the verdict's template lines and the clean text.
@@ -22,19 +24,21 @@ from typing import Any
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
-from scrapy_detemplate.methods import forest, sandwich, segments
+from scrapy_detemplate.methods import forest, names, sandwich, segments
 from scrapy_detemplate.runners import ParsedPage, Verdict, combined
 from scrapy_detemplate.runners.combined import load_forest
 
 CORPORA = ("c2f", "dragnet10", "docs", "wcxb-dev")
 MODULES = (segments, sandwich, combined, forest)
 COMPILED = segments._compiled
+NAMES_COMPILED = names._compiled
 HEADERS = [("Content-Type", "text/html")]
 
 
 def use_compiled(on: bool) -> None:
     for module in MODULES:
         module._compiled = COMPILED if on else None  # type: ignore[attr-defined]
+    names._compiled = NAMES_COMPILED if on else None
 
 
 def probe(det: Detemplater, compiled: bool, seen: dict[str, Any]) -> None:
@@ -90,6 +94,8 @@ def check(corpus: str) -> tuple[int, int]:
     reference = load_forest()
     scorer = reference.scorer()
     assert scorer.__self__.__class__.__name__ == "ForestScorer"  # type: ignore[attr-defined]
+    lexicon = combined.model_names(combined.read_model())
+    known_fast, known_slow = names.KnownNames(lexicon), names.KnownNames(lexicon)
     pages = mismatches = 0
     for page in read_manifest(f"/work/shared/corpus/{corpus}.manifest.jsonl"):
         seen.clear()
@@ -123,6 +129,11 @@ def check(corpus: str) -> tuple[int, int]:
                 problems.append("segmentation")
             if sandwich.text_line_keys(lines) != sandwich._text_line_keys_py(lines):
                 problems.append("text keys")
+            fast_names = NAMES_COMPILED.page_columns(lines, known_fast)
+            if fast_names is None:
+                print(f"  names handed back to Python: {page.url}")
+            elif repr(fast_names) != repr(names._page_columns_py(lines, known_slow)):
+                problems.append("name columns")
         if problems:
             mismatches += 1
             print(f"  MISMATCH {page.url}: {', '.join(problems)}")
@@ -130,8 +141,8 @@ def check(corpus: str) -> tuple[int, int]:
 
 
 def main() -> None:
-    if COMPILED is None:
-        sys.exit("scrapy_detemplate.methods._site is not built")
+    if COMPILED is None or NAMES_COMPILED is None:
+        sys.exit("scrapy_detemplate.methods._site or _names is not built")
     total = bad = 0
     for corpus in sys.argv[1:] or CORPORA:
         start = time.perf_counter()

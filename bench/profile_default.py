@@ -63,6 +63,8 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("line features", combined, "line_features_into"),
     ("site features", combined.CombinedEvidence, "site_features_into"),
     ("genre", combined.CombinedEvidence, "genre"),
+    ("names", combined, "page_columns_into"),  # a site's first page only; the Python walk when the
+    ("names", combined, "page_columns"),  # compiled one is not built (both sum into one column)
     ("decide", combined, "decide_rows"),
     ("table rows", combined, "keep_table_rows_whole"),
     ("removal", engine_module, "remove_template"),
@@ -159,6 +161,7 @@ def report(corpus: Path, limit: int) -> str:
         "median per page of each step's time as a ratio to a plain lxml.html parse of the same page",
         f"(learning: a site's first {LEARNING} pages; steady: its later pages). Steps: the functions the engine",
         "calls, timed where it calls them (decode = decode_html, checks = the node-count and depth guard,",
+        "names = the learned class/id names' columns, on a site's first page only,",
         "removal = editing the tree, only when HTML or Markdown is asked for); other = the rest of the call.",
         "",
         head,

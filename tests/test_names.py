@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+from array import array
+from html import escape
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_detemplate import DetemplateConfig, Detemplater
+from scrapy_detemplate import _compiled as _compiled_modules
 from scrapy_detemplate._html import parse_html, visible_lines
 from scrapy_detemplate.methods import names
+from scrapy_detemplate.runners import combined
 from scrapy_detemplate.runners.combined import _NAMES_AT, FEATURES, model_names
 from scrapy_detemplate.train_combined import NAME_FOLDS, PageLines, _first_pages_named, _fold
 
@@ -121,7 +126,7 @@ def test_a_model_with_bad_names_is_refused_with_a_value_error(bad: object) -> No
 @settings(max_examples=100, deadline=None)
 @given(lexicon=st.dictionaries(st.text(max_size=12), st.floats(allow_nan=False, allow_infinity=False)))
 def test_any_lexicon_gives_finite_columns(lexicon: dict[str, float]) -> None:
-    for row in names.page_columns(_lines(), lexicon):
+    for row in names.page_columns(_lines(), names.KnownNames(lexicon)):
         assert len(row) == len(names.NAME_FEATURES) and all(map(math.isfinite, row))
 
 
@@ -129,15 +134,14 @@ def test_any_lexicon_gives_finite_columns(lexicon: dict[str, float]) -> None:
 @given(values=st.lists(st.floats(-6, 6), min_size=12, max_size=12))
 def test_the_runners_columns_are_the_trainings(values: list[float]) -> None:
     """``page_columns`` (per element, from its parent's; the runner) gives what ``columns`` of
-    ``line_names`` gives (the training), whatever the lexicon's numbers, with a kept ``stats``."""
-    known = sorted({n for chain in names.line_names(_lines()) for level in chain for n in level})
-    lexicon = dict(zip(known, values, strict=False))
+    ``line_names`` gives (the training), whatever the lexicon's numbers, with what it keeps."""
+    seen = sorted({n for chain in names.line_names(_lines()) for level in chain for n in level})
+    lexicon = dict(zip(seen, values, strict=False))
     lines = _lines()
-    stats: names.OwnStats = {}
-    for _ in range(2):  # the second page reads the triples' stats the first one kept
-        assert names.page_columns(lines, lexicon, stats) == [
-            names.columns(chain, lexicon) for chain in names.line_names(lines)
-        ]
+    for columns_of in (names.page_columns, names._page_columns_py):
+        known = names.KnownNames(lexicon)
+        for _ in range(2):  # the second page reads what the first one kept
+            assert columns_of(lines, known) == [names.columns(chain, lexicon) for chain in names.line_names(lines)]
 
 
 def test_the_name_columns_move_a_first_page_only(tmp_path: Any) -> None:
@@ -161,3 +165,112 @@ def test_the_name_columns_move_a_first_page_only(tmp_path: Any) -> None:
     second = engine.process("http://ex.com/a/2", PAGE.replace("story", "tale").encode())
     # no names read on a later page: every line scores -5, all template, so the page is kept whole
     assert "Copyright" in second.text and "The tale itself." in second.text
+
+
+# ---------------------------------------------------------------- the compiled walk (``_names.pyx``)
+
+compiled = names._compiled
+_site = combined._compiled
+needs_compiled = pytest.mark.skipif(compiled is None, reason="the compiled name columns are not built here")
+
+
+def test_the_compiled_name_columns_are_built_and_loaded_where_a_c_compiler_is() -> None:
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: the install skips the extension and the columns are computed in Python")
+    assert compiled is not None, _compiled_modules.status().get("scrapy_detemplate.methods._names")
+    assert compiled.MOST_KNOWN == names.MOST_KNOWN
+
+
+_WORDS = ["menu", "Item", "site", "footer", "nav", "x", "ab", "h2", "Post", "body", "caf\u00e9", "\u00c9t\u00e9", "1a"]
+_JOINS = ["", "-", "_", ":", "/", "--", " ", "\t", "\u00a0", "\x1c"]
+_value = st.lists(st.tuples(st.sampled_from(_WORDS), st.sampled_from(_JOINS)), max_size=5).map(
+    lambda parts: "".join(w + j for w, j in parts)
+)
+_element = st.fixed_dictionaries({}, optional={"class": _value, "id": _value, "itemprop": _value})
+
+
+@st.composite
+def _pages(draw: st.DrawFn) -> str:
+    """A page of nested elements with generated class, id and itemprop values (ASCII or not,
+    camelCase, separators, white space ``str.split`` knows), text in and after them."""
+    out = ["<html><body>"]
+    depth = 0
+    for _ in range(draw(st.integers(1, 25))):
+        move = draw(st.sampled_from(["open", "open", "close", "text"]))
+        if move == "open":
+            attrs = draw(_element)
+            tag = draw(st.sampled_from(["div", "span", "p", "li", "section", "body"]))
+            out.append(f"<{tag}" + "".join(f' {k}="{escape(v)}"' for k, v in attrs.items()) + ">t")
+            depth += 1
+        elif move == "close" and depth:
+            out.append("</div>tail")
+            depth -= 1
+        else:
+            out.append("<br>w<!-- c -->x")
+    return "".join(out) + "</body></html>"
+
+
+@needs_compiled
+@settings(max_examples=300, deadline=None)
+@given(page=_pages(), values=st.lists(st.floats(-6, 6), min_size=40, max_size=40), drop=st.integers(1, 4))
+def test_the_compiled_columns_are_the_pythons_on_any_page(page: str, values: list[float], drop: int) -> None:
+    """Compiled and Python walks give the same floats, and both what the training's
+    ``columns(line_names)`` gives; a lexicon knows some of the page's names (every ``drop``-th
+    is left out), equal values included (the first of equal values is kept, as ``min`` does)."""
+    root = parse_html(page)
+    assume(root is not None)
+    lines = visible_lines(root)
+    seen = sorted({n for chain in names.line_names(lines) for level in chain for n in level})
+    lexicon = {n: values[i % len(values)] if i % 7 else 0.5 for i, n in enumerate(seen) if i % (drop + 1)}
+    expected = [names.columns(chain, lexicon) for chain in names.line_names(lines)]
+    fast_known, slow_known = names.KnownNames(lexicon), names.KnownNames(lexicon)
+    for _ in range(2):  # the second time with what each kept
+        fast = compiled.page_columns(lines, fast_known)
+        assert fast is not None, "handed back to Python"
+        assert [[v.hex() for v in row] for row in fast] == [[v.hex() for v in row] for row in expected]
+        assert names._page_columns_py(lines, slow_known) == expected
+        rows = _rows(len(lines), 3 + len(names.NAME_FEATURES) + 2)
+        assert compiled.page_columns_into(lines, fast_known, rows, 3)
+        written = rows.tolist()
+        assert [row[3:7] for row in written] == expected
+        assert all(row[:3] == [0.0] * 3 and row[7:] == [0.0] * 2 for row in written)
+
+
+def _rows(n: int, width: int) -> Any:
+    """The runner's C rows (``_site.FeatureRows``), else an array of doubles of that shape."""
+    if _site is not None:
+        return _site.FeatureRows(n, width)
+    return memoryview(array("d", [0.0] * max(n * width, 1))).cast("B").cast("d", (max(n, 1), width))
+
+
+@needs_compiled
+def test_an_attribute_that_is_not_ascii_is_read_by_python_and_kept() -> None:
+    page = '<html><body><div class="caf\u00e9-menu"><p class="menu">Text</p></div></body></html>'
+    lines = visible_lines(parse_html(page))
+    lexicon = {"w:menu": -2.0, "c:menu": -1.0, "c:caf\u00e9-menu": 1.0}
+    known = names.KnownNames(lexicon)
+    assert compiled.page_columns(lines, known) == [[-1.5, -2.0, 1.0, 4.0]]  # c:menu, w:menu; then the div's two
+    assert list(known.triples) == ["caf\u00e9-menu\0\0"]  # the ASCII element is not asked of Python
+    assert known.classes == {"caf\u00e9-menu": ("c:caf\u00e9-menu", "w:menu")}
+
+
+@needs_compiled
+def test_the_compiled_columns_refuse_rows_of_the_wrong_shape() -> None:
+    lines = _lines()
+    known = names.KnownNames({"w:menu": -2.0})
+    with pytest.raises(ValueError, match="room"):
+        compiled.page_columns_into(lines, known, _rows(len(lines), 5), 3)
+    with pytest.raises(ValueError, match="room"):
+        compiled.page_columns_into(lines, known, _rows(len(lines) + 1, 8), 0)
+    if _site is not None:
+        assert compiled.page_columns_into([], known, _rows(0, 4), 0)
+
+
+def test_what_a_runner_keeps_is_forgotten_when_it_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(names, "STATS_AT_MOST", 2)
+    known = names.KnownNames({"c:a": 1.0})
+    for value in ("a", "b", "c"):
+        known.own(f"{value}\0\0")
+    assert len(known.triples) == 3
+    names.page_columns(_lines(), known)
+    assert len(known.triples) <= 2 and len(known.classes) <= 2

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from lxml import etree
 
+from scrapy_detemplate import _compiled as _compiled_modules
 from scrapy_detemplate._html import Line
 
 NAME_FEATURES = ("name_nearest", "name_least", "name_most", "names_known")
@@ -34,6 +35,8 @@ NAME_FEATURES = ("name_nearest", "name_least", "name_most", "names_known")
 MIN_SITES = 10
 #: ``names_known`` is capped here.
 MOST_KNOWN = 20
+
+_compiled = _compiled_modules.load("scrapy_detemplate.methods._names")
 
 _PART = re.compile(r"[-_:/\s]+|(?<=[a-z])(?=[A-Z])")
 
@@ -46,14 +49,18 @@ def element_names(el: etree._Element) -> tuple[str, ...]:
     word parts, ``p:`` its ``itemprop`` values."""
     names: set[str] = set()
     for attr, prefix in (("class", "c:"), ("id", "i:")):
-        for name in (el.get(attr) or "").split():
-            names.add(prefix + name.lower())
-            for part in _PART.split(name):
-                if len(part) >= 3 and part.isalpha():
-                    names.add("w:" + part.lower())
+        for token in (el.get(attr) or "").split():
+            names.update(_token_names(prefix, token))
     for value in (el.get("itemprop") or "").split():
         names.add("p:" + value.lower())
     return tuple(sorted(sys.intern(n) for n in names))
+
+
+def _token_names(prefix: str, token: str) -> list[str]:
+    """One class (``prefix`` ``c:``) or id (``i:``) token's names: itself and its word parts."""
+    names = [prefix + token.lower()]
+    names.extend("w:" + part.lower() for part in _PART.split(token) if len(part) >= 3 and part.isalpha())
+    return names
 
 
 def _start(line: Line) -> etree._Element | None:
@@ -104,57 +111,113 @@ def columns(names: LineNames, lexicon: Mapping[str, float]) -> list[float]:
     return [nearest, least, most, float(min(known, MOST_KNOWN))]
 
 
-#: Per ``(class, id, itemprop)`` triple: the (mean, least, most, how many) of its known names, or None.
-OwnStats = dict[tuple[str, str, str], "tuple[float, float, float, int] | None"]
-#: A runner's :data:`OwnStats` is emptied when it holds this many triples.
+#: A runner's :class:`KnownNames` forgets what it kept when it holds this many attribute keys
+#: (or class and id tokens).
 STATS_AT_MOST = 100_000
+#: Columns and counts: (nearest's mean, least, most, how many known).
+Stats = tuple[float, float, float, int]
 
 
-def page_columns(
-    lines: Sequence[Line], lexicon: Mapping[str, float], stats: OwnStats | None = None
-) -> list[list[float]]:
+class KnownNames:
+    """What a runner keeps of a lexicon from page to page (themes repeat their attributes): per
+    element key (its ``class``, ``id`` and ``itemprop`` joined by NUL: :func:`key`) the
+    (mean, least, most, how many) of its known names, or None; per class and per id token its
+    known names.  :func:`page_columns` and the compiled ``_names.page_columns`` read and fill it."""
+
+    __slots__ = ("classes", "ids", "lexicon", "table", "triples")
+
+    def __init__(self, lexicon: Mapping[str, float]) -> None:
+        self.lexicon = lexicon
+        self.triples: dict[str, Stats | None] = {}
+        self.classes: dict[str, tuple[str, ...]] = {}
+        self.ids: dict[str, tuple[str, ...]] = {}
+        self.table: object = None  # the compiled module's table of the lexicon, made on its first page
+
+    def bound(self) -> None:
+        """Forget what is kept once it reaches :data:`STATS_AT_MOST` (called before each page)."""
+        if max(len(self.triples), len(self.classes), len(self.ids)) >= STATS_AT_MOST:
+            self.triples.clear()
+            self.classes.clear()
+            self.ids.clear()
+
+    def own(self, key: str) -> Stats | None:
+        """The stats of the known names of an element whose :func:`key` is ``key`` (those of
+        :func:`element_names`), kept."""
+        cls, id_, prop = key.split("\0")
+        found: set[str] = set()
+        for value, tokens, prefix in ((cls, self.classes, "c:"), (id_, self.ids, "i:")):
+            for token in value.split():
+                known = tokens.get(token)
+                if known is None:
+                    known = tokens[token] = tuple(n for n in _token_names(prefix, token) if n in self.lexicon)
+                found.update(known)
+        found.update(n for n in ("p:" + v.lower() for v in prop.split()) if n in self.lexicon)
+        values = [self.lexicon[n] for n in sorted(found)]  # summed in element_names' order
+        own = (sum(values) / len(values), min(values), max(values), len(values)) if values else None
+        self.triples[key] = own
+        return own
+
+
+def key(el: etree._Element) -> str:
+    """An element's ``class``, ``id`` and ``itemprop`` values joined by NUL (no attribute value
+    holds one)."""
+    return f"{el.get('class') or ''}\0{el.get('id') or ''}\0{el.get('itemprop') or ''}"
+
+
+_NO_KEY = "\0\0"
+
+
+def page_columns(lines: Sequence[Line], known: KnownNames) -> list[list[float]]:
     """:data:`NAME_FEATURES` of every line of a page: :func:`columns` of :func:`line_names`, the
-    same numbers, computed once per element from its parent's (the runner's path).  ``stats``
-    keeps each attribute triple's known names across pages (themes repeat them); it must
-    belong to this ``lexicon``."""
-    stats = {} if stats is None else stats
-    if len(stats) >= STATS_AT_MOST:
-        stats.clear()
-    memo: dict[etree._Element, tuple[float, float, float, int]] = {}
+    same numbers, computed once per element from its parent's (the runner's path), compiled
+    (``_names.pyx``) where that was built."""
+    known.bound()
+    if _compiled is not None:
+        out: list[list[float]] | None = _compiled.page_columns(list(lines), known)
+        if out is not None:
+            return out
+    return _page_columns_py(lines, known)
+
+
+def page_columns_into(lines: Sequence[Line], known: KnownNames, rows: object, at: int) -> bool:
+    """:func:`page_columns` written into columns ``at`` to ``at + 3`` of ``rows`` (the runner's
+    C array of feature rows), compiled: whether it was (``False``: not built, or a page it
+    hands back; then :func:`page_columns`)."""
+    known.bound()
+    return _compiled is not None and bool(_compiled.page_columns_into(list(lines), known, rows, at))
+
+
+def _page_columns_py(lines: Sequence[Line], known: KnownNames) -> list[list[float]]:
+    memo: dict[etree._Element, Stats] = {}
     out = []
     for line in lines:
-        nearest, least, most, known = _element_columns(_start(line), lexicon, memo, stats)
-        out.append([nearest, least, most, float(min(known, MOST_KNOWN))])
+        nearest, least, most, count = _element_columns(_start(line), known, memo)
+        out.append([nearest, least, most, float(min(count, MOST_KNOWN))])
     return out
 
 
-_NONE = (0.0, 0.0, 0.0, 0)
-_UNSEEN = (-1.0, -1.0, -1.0, -1)  # a triple not in ``stats`` yet (one lookup, not two)
+_NONE: Stats = (0.0, 0.0, 0.0, 0)
+_UNSEEN = (-1.0, -1.0, -1.0, -1)  # a key not kept yet (one lookup, not two)
 
 
-def _element_columns(
-    el: etree._Element | None,
-    lexicon: Mapping[str, float],
-    memo: dict[etree._Element, tuple[float, float, float, int]],
-    stats: OwnStats,
-) -> tuple[float, float, float, int]:
+def _element_columns(el: etree._Element | None, known: KnownNames, memo: dict[etree._Element, Stats]) -> Stats:
     """(nearest, least, most, known) of ``el``'s names and its ancestors' below ``<body>``."""
     path = []
     node = el
     base = _NONE
     while node is not None and node.tag != "body":
-        known = memo.get(node)
-        if known is not None:
-            base = known
+        kept = memo.get(node)
+        if kept is not None:
+            base = kept
             break
         path.append(node)
         node = node.getparent()
     for element in reversed(path):
         if isinstance(element.tag, str):
-            key = (element.get("class") or "", element.get("id") or "", element.get("itemprop") or "")
-            own = stats.get(key, _UNSEEN)
+            k = key(element)
+            own = None if k == _NO_KEY else known.triples.get(k, _UNSEEN)
             if own is _UNSEEN:
-                own = _own(element, key, lexicon, stats)
+                own = known.own(k)
             if own is not None:
                 mean, least, most, count = own
                 if base[3]:
@@ -163,15 +226,6 @@ def _element_columns(
                     base = own
         memo[element] = base
     return base
-
-
-def _own(
-    element: etree._Element, key: tuple[str, str, str], lexicon: Mapping[str, float], stats: OwnStats
-) -> tuple[float, float, float, int] | None:
-    values = [lexicon[n] for n in element_names(element) if n in lexicon] if any(key) else []
-    own = (sum(values) / len(values), min(values), max(values), len(values)) if values else None
-    stats[key] = own
-    return own
 
 
 def site_votes(

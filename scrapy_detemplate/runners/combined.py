@@ -32,7 +32,7 @@ from scrapy_detemplate.methods.density import FEATURES as PAGE_FEATURES
 from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest, mean_forest
 from scrapy_detemplate.methods.kinds import KIND_FEATURES, page_kinds
-from scrapy_detemplate.methods.names import NAME_FEATURES, OwnStats, page_columns, valid_lexicon
+from scrapy_detemplate.methods.names import NAME_FEATURES, KnownNames, page_columns, page_columns_into, valid_lexicon
 from scrapy_detemplate.methods.segments import Segmentation
 from scrapy_detemplate.runners.base import ParsedPage, Verdict, unusable_model
 from scrapy_detemplate.runners.sandwich import SandwichRunner
@@ -167,12 +167,10 @@ def model_names(data: object, name: str = "") -> dict[str, float]:
     return cast("dict[str, float]", lexicon)
 
 
-def fill_names(
-    rows: list[list[float]], lines: Sequence[Line], lexicon: dict[str, float], stats: OwnStats | None = None
-) -> None:
-    """The name columns of a site's first page's ``rows``, from ``lexicon`` (none: left 0.0)."""
-    if lexicon and on_first_page(rows):
-        for row, names in zip(rows, page_columns(lines, lexicon, stats), strict=True):
+def fill_names(rows: list[list[float]], lines: Sequence[Line], known: KnownNames) -> None:
+    """The name columns of a site's first page's ``rows``, from ``known``'s lexicon (none: left 0.0)."""
+    if known.lexicon and on_first_page(rows):
+        for row, names in zip(rows, page_columns(lines, known), strict=True):
             row[_NAMES_AT:] = names
 
 
@@ -381,8 +379,7 @@ class CombinedRunner:
         try:
             data = read_model(config.combined_model)
             forests = model_forests(data, config.combined_model or "(shipped)")
-            self._names = model_names(data, config.combined_model or "(shipped)")
-            self._name_stats: OwnStats = {}  # per class/id/itemprop triple, for this lexicon
+            self._names = KnownNames(model_names(data, config.combined_model or "(shipped)"))
         except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
             raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
         # A site's first page: the first-page trees and the others, averaged (:func:`load_forests`).
@@ -406,7 +403,7 @@ class CombinedRunner:
             template = self._decide_compiled(page)
         else:
             rows = self._evidence.features(page)
-            fill_names(rows, page.lines, self._names, self._name_stats)
+            fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
             template = decide(rows, probabilities, self._threshold, self._site_df)
             template = _settle(page.lines, template, *copy_flags(rows))
@@ -425,8 +422,8 @@ class CombinedRunner:
             if kept:
                 self._kept_rows = rows
             first = bool(page.lines) and first_page(rows.value(0, _PAGES_SEEN))
-            if first and self._names:
-                rows.set_columns(page_columns(page.lines, self._names, self._name_stats), _NAMES_AT)
+            if first and self._names.lexicon and not page_columns_into(page.lines, self._names, rows, _NAMES_AT):
+                rows.set_columns(page_columns(page.lines, self._names), _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
             return _settle(
