@@ -1,16 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The columns of learned class/id names on a site's first page (:func:`scrapy_detemplate.methods.names.page_columns`), compiled.
+"""The columns of learned class/id names on a site's first page, compiled
+(:func:`scrapy_detemplate.methods.names.page_columns`).
 
 The same walk as the Python function (the tests hold the two equal): from the element each
 line starts in up to ``<body>``, each element's columns from its parent's, read on
-libxml2's nodes (lxml's public C API) instead of through element proxies and a dict of
-them.  An element's ``class``, ``id`` and ``itemprop`` are read in C and joined into the
-key of :class:`~scrapy_detemplate.methods.names.KnownNames`; what a key's names are worth is
-asked of that class (kept from page to page), so the names themselves are parsed in one place.
+libxml2's nodes (lxml's public C API) with a table of node addresses instead of element
+proxies and a dict of them.  An element's ``class``, ``id`` and ``itemprop`` are read in C;
+when all three are ASCII, their tokens and word parts are split and looked up in C, in a
+table of the lexicon's ASCII names (:class:`Lexicon`, summed in sorted-name order as
+``names.columns`` sums them); otherwise they are joined into the key of
+:class:`~scrapy_detemplate.methods.names.KnownNames` and asked of it (Python's ``lower``,
+``isalpha`` and ``split`` on any text; kept from page to page).
 
 Optional: when this module was not built, or was built against another lxml, ``names`` runs
-its Python walk.  ``None``: a page this module hands back (an attribute value that is not
-one text node, a value that is not UTF-8).
+its Python walk.  ``page_columns`` returns ``None`` and ``page_columns_into`` ``False`` for a
+page handed back (an attribute value that is not one text node, a value that is not UTF-8).
 """
 
 from libc.stdlib cimport free
