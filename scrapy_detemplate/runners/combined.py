@@ -89,8 +89,9 @@ THREAD_ONLY_CHARS = 150.0
 THREAD_RATIO = 2.0
 #: On a site's first pages (fewer than 3 seen before), the page's cut weighs its expected content F1 at
 #: 1 - KEEP_WEIGHT and the share of the page it keeps at KEEP_WEIGHT (:func:`expected_f1_cut`): with no
-#: site evidence yet, among lines the trees doubt, the cut errs toward keeping.
-KEEP_WEIGHT = 0.15
+#: site evidence yet, among lines the trees doubt, the cut errs toward keeping (0.15 before the first-page
+#: trees and the lexicon of names; docs/methods/combined.md, "The cut on a site's first pages, again").
+KEEP_WEIGHT = 0.2
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 #: The compiled per-line loop of ``site_features``, the rows in C and the decision on them
@@ -563,11 +564,12 @@ def expected_f1_cut(probabilities: Sequence[float], sizes: Sequence[float], keep
     kept into what is maximised, ``(1 - keep_weight) * F1 + keep_weight * kept share``:
     a prefix that keeps more wins a near tie.  The trees, trained on labels that give
     each gold word to one line only, are sure of less than the plain expected F1
-    needs to keep a doubtful block; ``decide`` passes 0.15 on a site's first pages
-    (none on a known site, whose own evidence decides).  Measured on sites never seen
-    (two splits of the sites): the wcxb-dev first pages more than 0.03 below keeping
-    every line go from 47 to 29 and 35, wcxb-dev micro +0.0002 and +0.0009, c2f,
-    dragnet10 and docs within 0.0015 (docs/methods/combined.md).
+    needs to keep a doubtful block; ``decide`` passes :data:`KEEP_WEIGHT` on a site's
+    first pages (none on a known site, whose own evidence decides).  Measured on sites
+    never seen (two splits of the sites), 0.15 against none: the wcxb-dev first pages
+    more than 0.03 below keeping every line go from 47 to 29 and 35, wcxb-dev micro
+    +0.0002 and +0.0009, c2f, dragnet10 and docs within 0.0015; 0.2 against 0.15 with
+    today's trees: 27 and 25 -> 17 and 17, micro level (docs/methods/combined.md).
     """
     order = sorted(range(len(probabilities)), key=lambda i: (-probabilities[i], i))
     gold = total = 0.0
