@@ -7,11 +7,29 @@ growable C memory that raises ``MemoryError`` instead of returning NULL.
 """
 
 from libc.stdlib cimport realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, strcmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
-from lxml.includes.tree cimport xmlNode
+from lxml.includes.tree cimport xmlAttr, xmlNode
+
+
+cdef inline int attr_value(xmlNode* c, const char* name, const char** value) noexcept nogil:
+    """``el.get(name)``: 0 when absent or empty, 1 with ``value`` set, -1 when the
+    value is not one text node (ask Python)."""
+    cdef xmlAttr* a = c.properties
+    cdef xmlNode* v
+    while a is not NULL:
+        if a.ns is NULL and strcmp(<const char*> a.name, name) == 0:
+            v = a.children
+            if v is NULL:
+                return 0
+            if v.next is not NULL or v.type != tree.XML_TEXT_NODE or v.content is NULL:
+                return -1
+            value[0] = <const char*> v.content
+            return 1 if value[0][0] else 0
+        a = a.next
+    return 0
 
 
 cdef inline bint is_text(xmlNode* c) noexcept nogil:

@@ -54,7 +54,9 @@ from cpython.version cimport PY_VERSION_HEX
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
-from lxml.includes.tree cimport xmlAttr, xmlNode
+from lxml.includes.tree cimport xmlNode
+
+from scrapy_detemplate._nodes cimport attr_value
 
 cetree.import_lxml__etree()
 
@@ -571,24 +573,6 @@ cdef inline int _lookup(Page* page, xmlNode* c) noexcept nogil:
     return -1
 
 
-cdef int _attr(xmlNode* c, const char* name, const char** value) noexcept:
-    """``el.get(name)``: 0 when absent or empty, 1 with ``value`` set, -1 when the
-    value is not one text node (ask Python)."""
-    cdef xmlAttr* a = c.properties
-    cdef xmlNode* v
-    while a is not NULL:
-        if a.ns is NULL and strcmp(<const char*> a.name, name) == 0:
-            v = a.children
-            if v is NULL:
-                return 0
-            if v.next is not NULL or v.type != tree.XML_TEXT_NODE or v.content is NULL:
-                return -1
-            value[0] = <const char*> v.content
-            return 1 if value[0][0] else 0
-        a = a.next
-    return 0
-
-
 # ---------------------------------------------------------------- containers
 
 
@@ -628,7 +612,7 @@ cdef int _class_weight(Page* page, Node* node, dict memo) except? -1000:
     cdef int weight = 0, got, bits
     cdef const char* value = NULL
     for name in (b"class", b"id"):
-        got = _attr(node.c, <const char*> name, &value)
+        got = attr_value(node.c, <const char*> name, &value)
         if got < 0:
             raise _HandBack()
         if got:
@@ -717,7 +701,7 @@ cdef int _kinds(Page* page, Node* node, dict memo) except -1:
     """The class/id words of an element as bits: 1 boilerplate, 2 content, 4 comment thread, 8 unlikely."""
     cdef const char* cls = NULL
     cdef const char* ident = NULL
-    cdef int has_cls = _attr(node.c, "class", &cls), has_id = _attr(node.c, "id", &ident)
+    cdef int has_cls = attr_value(node.c, "class", &cls), has_id = attr_value(node.c, "id", &ident)
     cdef size_t lc, li
     cdef char* buf
     if has_cls < 0 or has_id < 0:
@@ -761,7 +745,7 @@ cdef unsigned long long _landmark(Node* node) except? 1:
     """The tag bit of the element's landmark role (``density.LANDMARKS``: the value whole, ASCII
     blanks stripped, compared without ASCII case), 0 when it has none."""
     cdef const char* role = NULL
-    cdef int has = _attr(node.c, "role", &role), k
+    cdef int has = attr_value(node.c, "role", &role), k
     cdef size_t start = 0, end
     if has < 0:
         raise _HandBack()

@@ -22,9 +22,9 @@ from libc.string cimport memcmp, memset, strcmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
-from lxml.includes.tree cimport xmlAttr, xmlNode
+from lxml.includes.tree cimport xmlNode
 
-from scrapy_detemplate._nodes cimport Buf, cstrlen, grow, put, reserve
+from scrapy_detemplate._nodes cimport Buf, attr_value, cstrlen, grow, parent_element, put, reserve
 
 cetree.import_lxml__etree()
 
@@ -110,20 +110,6 @@ cdef int _put(Memo* memo, xmlNode* c, Stats stats) except -1:
     return 0
 
 
-cdef inline bint _element_like(xmlNode* c) noexcept nogil:
-    """lxml's ``_isElement``: what ``getparent()`` returns (else None)."""
-    return (c.type == tree.XML_ELEMENT_NODE or c.type == tree.XML_COMMENT_NODE
-            or c.type == tree.XML_ENTITY_REF_NODE or c.type == tree.XML_PI_NODE)
-
-
-cdef inline xmlNode* _parent(xmlNode* c) noexcept nogil:
-    """``getparent()``."""
-    if c is NULL or not _element_like(c):
-        return NULL
-    c = c.parent
-    return c if c is not NULL and _element_like(c) else NULL
-
-
 cdef inline bint _is_body(xmlNode* c) noexcept nogil:
     """``c.tag == "body"``."""
     return c.type == tree.XML_ELEMENT_NODE and c.ns is NULL and strcmp(<const char*> c.name, "body") == 0
@@ -131,19 +117,11 @@ cdef inline bint _is_body(xmlNode* c) noexcept nogil:
 
 cdef int _attr(xmlNode* c, const char* name, const unsigned char** value) except -1:
     """``el.get(name) or ""`` into ``value`` (never NULL); hands back a value that is not one text node."""
-    cdef xmlAttr* a = c.properties
-    cdef xmlNode* v
-    value[0] = <const unsigned char*> b""
-    while a is not NULL:
-        if a.ns is NULL and strcmp(<const char*> a.name, name) == 0:
-            v = a.children
-            if v is NULL:
-                return 0
-            if v.next is not NULL or v.type != tree.XML_TEXT_NODE or v.content is NULL:
-                raise _HandBack()
-            value[0] = <const unsigned char*> v.content
-            return 0
-        a = a.next
+    cdef const char* got = NULL
+    cdef int found = attr_value(c, name, &got)
+    if found < 0:
+        raise _HandBack()
+    value[0] = <const unsigned char*> got if found > 0 else <const unsigned char*> b""
     return 0
 
 
@@ -421,7 +399,7 @@ cdef bint _columns(list lines, object known, double* out, Py_ssize_t stride) exc
                 return False
             node = (<cetree._Element> el)._c_node
             if tail:
-                node = _parent(node)
+                node = parent_element(node)
             base = none
             depth = 0
             while node is not NULL and not _is_body(node):
@@ -434,7 +412,7 @@ cdef bint _columns(list lines, object known, double* out, Py_ssize_t stride) exc
                     path = <xmlNode**> grow(path, cap * sizeof(xmlNode*))
                 path[depth] = node
                 depth += 1
-                node = _parent(node)
+                node = parent_element(node)
             for k in range(depth - 1, -1, -1):
                 node = path[k]
                 if node.type == tree.XML_ELEMENT_NODE and _own(node, &buf, &name, triples, lex, known, &own):

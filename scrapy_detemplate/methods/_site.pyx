@@ -51,7 +51,7 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
-from scrapy_detemplate._nodes cimport Buf, grow, reserve, space, text_or_skip
+from scrapy_detemplate._nodes cimport Buf, grow, parent_element, reserve, space, text_or_skip
 
 cetree.import_lxml__etree()
 
@@ -247,22 +247,6 @@ cdef inline Py_ssize_t _collapse(xmlNode* run, Buf* b) except -2:
     return chars
 
 
-cdef inline bint _element_like(xmlNode* c) noexcept nogil:
-    """lxml's ``_isElement``."""
-    return (c.type == tree.XML_ELEMENT_NODE or c.type == tree.XML_COMMENT_NODE
-            or c.type == tree.XML_ENTITY_REF_NODE or c.type == tree.XML_PI_NODE)
-
-
-cdef inline xmlNode* _parent(xmlNode* c) noexcept nogil:
-    """``getparent()``: lxml's ``_parentElement``."""
-    if c is NULL or not _element_like(c):
-        return NULL
-    c = c.parent
-    if c is NULL or not _element_like(c):
-        return NULL
-    return c
-
-
 cdef tuple _LAYOUT = ()  # segments.LAYOUT_TAGS in UTF-8
 cdef char _LAYOUT_FIRST[256]  # whether some layout tag starts with this byte
 
@@ -428,7 +412,7 @@ cdef class _Memo:
             depth += 1
             if _is_body(<const char*> el.name):
                 break
-            el = _parent(el)
+            el = parent_element(el)
         block = self.block[known] if known >= 0 else -1
         for i in range(depth - 1, -1, -1):
             el = chain[i] if i < 64 else <xmlNode*> <size_t> more[i - 64]
@@ -485,7 +469,7 @@ def segment_lines(lines, segmentation, bint elements=True, SegmentKeys known=Non
                     return None
                 if chars == 0:
                     continue
-                owner = _parent(c) if is_tail else c
+                owner = parent_element(c) if is_tail else c
                 if owner is NULL:
                     continue
                 if owner.type != tree.XML_ELEMENT_NODE or owner.ns is not NULL:
@@ -497,7 +481,7 @@ def segment_lines(lines, segmentation, bint elements=True, SegmentKeys known=Non
                 entry = memo.find(owner)
                 if entry < 0:
                     # Usually the parent is known already: one step down, no climb.
-                    parent = _parent(owner) if not _is_body(<const char*> owner.name) else NULL
+                    parent = parent_element(owner) if not _is_body(<const char*> owner.name) else NULL
                     entry = memo.find(parent) if parent is not NULL else -1
                     if entry >= 0 and owner.name is not NULL and owner.name[0] != 0:
                         block = memo.block[entry]
