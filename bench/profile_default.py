@@ -63,8 +63,8 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("line features", combined, "line_features_into"),
     ("site features", combined.CombinedEvidence, "site_features_into"),
     ("genre", combined.CombinedEvidence, "genre"),
-    ("names", combined, "page_columns_into"),  # a site's first page only; the Python walk when the
-    ("names", combined, "page_columns"),  # compiled one is not built (both sum into one column)
+    ("names", combined, "page_columns_into"),  # a site's first page only (its Python walk inside when the
+    ("names", combined, "page_columns"),  # compiled one is not built); the Python runner's path (one column)
     ("decide", combined, "decide_rows"),
     ("table rows", combined, "keep_table_rows_whole"),
     ("removal", engine_module, "remove_template"),

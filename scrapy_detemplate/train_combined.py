@@ -205,11 +205,11 @@ def cross_validate(
         for page in held_out:
             text = page.visible
             if page.rows:
-                rows = page.rows
-                if on_first_page(rows):
+                rows, first = page.rows, on_first_page(page.rows)
+                if first:
                     rows = [list(row) for row in rows]
                     _fill_names(rows, page.names, lexicon)
-                scores = first_scorer if on_first_page(rows) else scorer
+                scores = first_scorer if first else scorer
                 template = decide(rows, scores, config.combined_threshold, config.combined_site_df)
                 template = drop_copies(page.texts, template, *copy_flags(rows))
                 if 0 < len(template) < len(rows):

@@ -274,3 +274,30 @@ def test_what_a_runner_keeps_is_forgotten_when_it_is_full(monkeypatch: pytest.Mo
     assert len(known.triples) == 3
     names.page_columns(_lines(), known)
     assert len(known.triples) <= 2 and len(known.classes) <= 2
+
+
+def test_the_runners_rows_get_the_python_walks_columns_where_the_compiled_one_is_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``names.page_columns_into`` writes the same columns with the compiled walk and, where it is
+    not built, with the Python walk through ``set_columns``."""
+
+    class Rows:
+        def __init__(self) -> None:
+            self.written: tuple[list[list[float]], int] | None = None
+
+        def set_columns(self, rows: list[list[float]], at: int) -> None:
+            self.written = (rows, at)
+
+    lines = _lines()
+    lexicon = {"w:menu": -2.0, "c:site-footer": -3.0, "p:articlebody": 2.5}
+    expected = [names.columns(chain, lexicon) for chain in names.line_names(lines)]
+    monkeypatch.setattr(names, "_compiled", None)
+    rows = Rows()
+    names.page_columns_into(lines, names.KnownNames(lexicon), rows, 7)
+    assert rows.written == (expected, 7)
+    if compiled is not None and _site is not None:
+        monkeypatch.setattr(names, "_compiled", compiled)
+        c_rows = _rows(len(lines), 11)
+        names.page_columns_into(lines, names.KnownNames(lexicon), c_rows, 7)
+        assert [row[7:] for row in c_rows.tolist()] == expected

@@ -24,6 +24,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from lxml import etree
 
@@ -179,12 +180,19 @@ def page_columns(lines: Sequence[Line], known: KnownNames) -> list[list[float]]:
     return _page_columns_py(lines, known)
 
 
-def page_columns_into(lines: Sequence[Line], known: KnownNames, rows: object, at: int) -> bool:
-    """:func:`page_columns` written into columns ``at`` to ``at + 3`` of ``rows`` (the runner's
-    C array of feature rows), compiled: whether it was (``False``: not built, or a page it
-    hands back; then :func:`page_columns`)."""
+class ColumnRows(Protocol):
+    """The runner's C array of feature rows (``_site.FeatureRows``), as far as the names write it."""
+
+    def set_columns(self, rows: list[list[float]], at: int) -> None: ...
+
+
+def page_columns_into(lines: Sequence[Line], known: KnownNames, rows: ColumnRows, at: int) -> None:
+    """:func:`page_columns` written into columns ``at`` to ``at + 3`` of ``rows``: by the
+    compiled walk straight into the C array, else (not built, or a page it hands back) the
+    Python walk's lists through ``rows.set_columns``."""
     known.bound()
-    return _compiled is not None and bool(_compiled.page_columns_into(list(lines), known, rows, at))
+    if _compiled is None or not _compiled.page_columns_into(list(lines), known, rows, at):
+        rows.set_columns(_page_columns_py(lines, known), at)
 
 
 def _page_columns_py(lines: Sequence[Line], known: KnownNames) -> list[list[float]]:

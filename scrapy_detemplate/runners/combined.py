@@ -379,8 +379,9 @@ class CombinedRunner:
         self._evidence = CombinedEvidence(config, store)
         try:
             data = read_model(config.combined_model)
-            forests = model_forests(data, config.combined_model or "(shipped)")
-            self._names = KnownNames(model_names(data, config.combined_model or "(shipped)"))
+            name = config.combined_model or "(shipped)"
+            forests = model_forests(data, name)
+            self._names = KnownNames(model_names(data, name))
         except (OSError, ValueError) as exc:  # at start-up, naming the setting, not a bare traceback
             raise unusable_model("DETEMPLATE_COMBINED_MODEL", config.combined_model, "train-combined", exc) from exc
         # A site's first page: the first-page trees and the others, averaged (:func:`load_forests`).
@@ -423,8 +424,8 @@ class CombinedRunner:
             if kept:
                 self._kept_rows = rows
             first = bool(page.lines) and first_page(rows.value(0, _PAGES_SEEN))
-            if first and self._names.lexicon and not page_columns_into(page.lines, self._names, rows, _NAMES_AT):
-                rows.set_columns(page_columns(page.lines, self._names), _NAMES_AT)
+            if first and self._names.lexicon:
+                page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
             return _settle(
