@@ -43,7 +43,7 @@ echo "== the sdist's files"
 tar tzf "$SDIST" | sed 's|^[^/]*/||' >"$TMP/sdist.txt"
 for need in LICENSE CHANGELOG.md README.md MANIFEST.in setup.py pyproject.toml scrapy_detemplate/methods/_walk.pyx \
   scrapy_detemplate/_tree.pyx scrapy_detemplate/_markdown.pyx scrapy_detemplate/methods/_density.pyx \
-  scrapy_detemplate/methods/_site.pyx \
+  scrapy_detemplate/methods/_site.pyx scrapy_detemplate/methods/_names.pyx \
   scrapy_detemplate/_nodes.pxd \
   scrapy_detemplate/py.typed scrapy_detemplate/data/combined_model.json tests/conftest.py tests/quality_floors.json \
   tests/methods/test_walk.py tests/integration/test_scrapy_redis.py example_project/demosite.py; do
@@ -51,6 +51,10 @@ for need in LICENSE CHANGELOG.md README.md MANIFEST.in setup.py pyproject.toml s
 done
 if grep -qE '(\.so|/_[a-z_]*\.c)$' "$TMP/sdist.txt"; then echo "build products in the sdist:"; grep -E '(\.so|/_[a-z_]*\.c)$' "$TMP/sdist.txt"; exit 1; fi
 echo "$(wc -l <"$TMP/sdist.txt") entries, every required file present, no build products"
+# Every .pyx the sdist ships is a compiled module the installs below must build and load.
+export CHECK_DIST_MODULES
+CHECK_DIST_MODULES=$(grep -E '^scrapy_detemplate/.*\.pyx$' "$TMP/sdist.txt" | sed 's|\.pyx$||; s|/|.|g' | sort | tr '\n' ' ')
+echo "compiled modules in the sdist: $CHECK_DIST_MODULES"
 
 echo "== auditwheel"
 PATH="$TMP/tools/bin:$PATH" "$TMP/tools/bin/auditwheel" show "$WHEEL"
@@ -72,8 +76,8 @@ installed = scrapy_detemplate.__file__
 assert "site-packages" in installed, installed  # the installed package, not a source tree
 assert scrapy_detemplate.__version__ == importlib.metadata.version("scrapy-detemplate"), scrapy_detemplate.__version__
 status = _compiled.status()
-wanted = {"scrapy_detemplate._tree", "scrapy_detemplate._markdown", "scrapy_detemplate.methods._density",
-          "scrapy_detemplate.methods._site", rtdm.WALK_MODULE}
+wanted = set(os.environ["CHECK_DIST_MODULES"].split())  # every .pyx in the sdist
+assert rtdm.WALK_MODULE in wanted and len(wanted) >= 6, wanted
 compiled = set(status) == wanted and not any(status.values())
 print(f"scrapy_detemplate {scrapy_detemplate.__version__} from {os.path.dirname(installed)}; compiled: {status}")
 if os.environ.get("CHECK_DIST_COMPILED", "1") == "1":
@@ -117,5 +121,5 @@ _pip "$TMP/venv-sdist" install --quiet "pytest>=8" "hypothesis>=6.100"
 SRC=$(ls -d "$TMP"/src/scrapy_detemplate-*)
 mv "$SRC/scrapy_detemplate" "$SRC/_source_package"
 (cd "$SRC" && "$TMP/venv-sdist/bin/pytest" -q -p no:cacheprovider tests/methods/test_walk.py tests/test_html.py \
-  tests/test_tree.py tests/methods/test_density_compiled.py tests/methods/test_site.py)
+  tests/test_tree.py tests/methods/test_density_compiled.py tests/methods/test_site.py tests/test_names.py)
 echo "== dist check passed"
