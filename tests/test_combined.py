@@ -216,6 +216,21 @@ def test_a_comment_thread_stays_when_it_is_all_the_page_has():
     assert decide(short, trees, 0.5, 0.9) == {1, 2, 3}  # a thread shorter than twice the rest goes
 
 
+def test_the_cut_never_takes_code():
+    """A ``<pre>``'s lines, not mostly links, stay whatever the trees say (a blog's code sample, a
+    documentation page's example, scored low by trees trained on news); a ``<pre>`` of links, and code
+    that the site shows on nearly every page outside the main container, are left to the other rules."""
+    story = _row(in_container=1.0, log_words=4.0, ends_sentence=1.0)
+    code = _row(in_container=1.0, log_words=3.0, under_pre=1.0)
+    linked = _row(in_container=1.0, log_words=3.0, under_pre=1.0, link_density=0.8)
+    banner = _row(site_df_when_warm=1.0, log_words=3.0, under_pre=1.0)  # on every page, outside the container
+    rows = _sized([story, code, linked, banner], [400, 300, 100, 50])
+    trees = _scores([0.95, 0.05, 0.05, 0.05])
+    assert decide(rows, trees, 0.5, 0.9) == {2, 3}
+    assert decide(rows, trees, 0.5, 2.0) == {2}  # the site override off: the banner is code, and stays
+    assert decide(_sized([story, _row(in_container=1.0, log_words=3.0)], [400, 300]), trees, 0.5, 0.9) == {1}
+
+
 def test_text_repeated_inside_the_main_container_is_left_to_the_trees():
     """A line on nearly every earlier page, inside the main container: text stays with the trees
     (a documentation page's ``Parameters``); links, a ``<nav>`` or a ``<button>`` row, and a

@@ -1435,7 +1435,7 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
                 cut - unique_margin
                 if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
                 else cut
-            ):
+            ) and not (r[under_pre] != 0.0 and r[link] < new_link):  # combined._code: the cut keeps code
                 below.append(ranked[k].i)
                 out[ranked[k].i] = 2
             else:

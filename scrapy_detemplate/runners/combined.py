@@ -490,7 +490,8 @@ def decide(
     :data:`UNIQUE_MARGIN`.  What repeats across a site's pages is template on any
     genre; what is new on a documentation page is its content, and page evidence
     alone, learned mostly from news, is weak there.  On a site's first pages, with no
-    site evidence at all, the cut leans toward keeping (:data:`KEEP_WEIGHT`).
+    site evidence at all, the cut leans toward keeping (:data:`KEEP_WEIGHT`).  Code (the lines of a
+    ``<pre>``, not mostly links) the cut never takes (:func:`_code`).
     A comment thread on a page that has nothing else (:func:`_unless_the_thread_is_the_page`)
     keeps the text lines the cut would take.
     """
@@ -511,7 +512,7 @@ def decide(
         others = 0.0  # the kept lines' characters outside comment threads, in the order of the lines
         cut_thread = kept_thread = 0.0  # the thread's text lines under the cut and above it, in characters
         for i, p, size in zip(pending, scores, sizes, strict=True):
-            if p < (cut - UNIQUE_MARGIN if _new_text_on_a_known_site(rows[i]) else cut):
+            if p < (cut - UNIQUE_MARGIN if _new_text_on_a_known_site(rows[i]) else cut) and not _code(rows[i]):
                 below.append(i)
                 if _thread_text(rows[i]):
                     thread.append(i)
@@ -615,6 +616,15 @@ def _menu_entry(row: list[float]) -> bool:
         return False
     new = row[_SITE_DF] <= NEW_DF and not row[_IN_LCS]
     return not new or bool(row[_UNLIKELY] or row[_UNDER_NAV] or row[_UNDER_ASIDE])
+
+
+def _code(row: list[float]) -> bool:
+    """A line of a ``<pre>`` that is not mostly links: code, a shell session, a listing.  The cut never
+    takes it (only the rules decided outright, and :func:`drop_copies`, remove it).  The trees, trained
+    mostly on news, where a ``<pre>`` is rare, score code low on a page they have not seen: a blog's
+    code sample, a documentation page's examples.  Measured on sites never seen (docs/methods/combined.md,
+    "Code is kept")."""
+    return bool(row[_UNDER_PRE] and row[_LINK_DENSITY] < NEW_LINK_DENSITY)
 
 
 def _thread_text(row: list[float]) -> bool:
