@@ -125,7 +125,7 @@ cdef int _attr(xmlNode* c, const char* name, const unsigned char** value) except
     return 0
 
 
-cdef int _own(xmlNode* c, Buf* buf, Buf* name, dict triples, Lexicon lex, object known, Stats* own) except -1:
+cdef int _own(xmlNode* c, Buf* buf, Buf* name, Lexicon lex, object known, Stats* own) except -1:
     """``c``'s own stats into ``own``: 1 when it has known names, else 0."""
     cdef const unsigned char* cls
     cdef const unsigned char* id_
@@ -148,16 +148,12 @@ cdef int _own(xmlNode* c, Buf* buf, Buf* name, dict triples, Lexicon lex, object
         key = PyUnicode_DecodeUTF8(<const char*> buf.data, buf.len, NULL)
     except UnicodeDecodeError:
         raise _HandBack()
-    found = triples.get(key, _UNSEEN)
-    if found is _UNSEEN:
-        found = known.own(key)
+    found = known.own(key)  # kept, or computed and kept
     if found is None:
         return 0
     own.mean, own.least, own.most, own.count = found
     return 1
 
-
-cdef object _UNSEEN = object()
 
 
 # ---------------------------------------------------------------- the lexicon in C
@@ -376,7 +372,6 @@ cdef bint _columns(list lines, object known, double* out, Py_ssize_t stride) exc
     cdef Stats* kept
     cdef Stats none
     cdef double* row
-    cdef dict triples = known.triples
     cdef Lexicon lex = known.table
     if lex is None:
         lex = known.table = Lexicon(known.lexicon)
@@ -415,7 +410,7 @@ cdef bint _columns(list lines, object known, double* out, Py_ssize_t stride) exc
                 node = parent_element(node)
             for k in range(depth - 1, -1, -1):
                 node = path[k]
-                if node.type == tree.XML_ELEMENT_NODE and _own(node, &buf, &name, triples, lex, known, &own):
+                if node.type == tree.XML_ELEMENT_NODE and _own(node, &buf, &name, lex, known, &own):
                     if base.count:  # Python's min and max: the earlier value unless the new one is beyond it
                         base.mean = own.mean
                         base.least = own.least if own.least < base.least else base.least

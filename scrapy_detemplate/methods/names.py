@@ -117,6 +117,7 @@ def columns(names: LineNames, lexicon: Mapping[str, float]) -> list[float]:
 STATS_AT_MOST = 100_000
 #: Columns and counts: (nearest's mean, least, most, how many known).
 Stats = tuple[float, float, float, int]
+_UNSEEN = (-1.0, -1.0, -1.0, -1)  # a key not kept yet (one lookup, not two)
 
 
 class KnownNames:
@@ -143,7 +144,10 @@ class KnownNames:
 
     def own(self, key: str) -> Stats | None:
         """The stats of the known names of an element whose :func:`key` is ``key`` (those of
-        :func:`element_names`), kept."""
+        :func:`element_names`): kept from an earlier element, else computed and kept."""
+        kept = self.triples.get(key, _UNSEEN)
+        if kept is not _UNSEEN:
+            return kept
         cls, id_, prop = key.split("\0")
         found: set[str] = set()
         for value, tokens, prefix in ((cls, self.classes, "c:"), (id_, self.ids, "i:")):
@@ -205,7 +209,6 @@ def _page_columns_py(lines: Sequence[Line], known: KnownNames) -> list[list[floa
 
 
 _NONE: Stats = (0.0, 0.0, 0.0, 0)
-_UNSEEN = (-1.0, -1.0, -1.0, -1)  # a key not kept yet (one lookup, not two)
 
 
 def _element_columns(el: etree._Element | None, known: KnownNames, memo: dict[etree._Element, Stats]) -> Stats:
@@ -223,9 +226,7 @@ def _element_columns(el: etree._Element | None, known: KnownNames, memo: dict[et
     for element in reversed(path):
         if isinstance(element.tag, str):
             k = key(element)
-            own = None if k == _NO_KEY else known.triples.get(k, _UNSEEN)
-            if own is _UNSEEN:
-                own = known.own(k)
+            own = None if k == _NO_KEY else known.own(k)
             if own is not None:
                 mean, least, most, count = own
                 if base[3]:
