@@ -155,7 +155,6 @@ cdef int _own(xmlNode* c, Buf* buf, Buf* name, Lexicon lex, object known, Stats*
     return 1
 
 
-
 # ---------------------------------------------------------------- the lexicon in C
 
 cdef enum:
