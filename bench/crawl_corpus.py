@@ -72,8 +72,10 @@ from scrapy_detemplate.evaluation import (  # noqa: E402
     CorpusPage,
     Summary,
     below_keep_all,
+    first_sites,
     read_manifest,
     score_page,
+    scored_text,
 )
 
 CORPUS = HERE.parent.parent / "shared" / "corpus"
@@ -188,7 +190,6 @@ def crawl_pages(
 class Figures:
     """One corpus's pages as the crawl, the harness and keeping every line score them."""
 
-    crawled: int
     crawl: Summary
     harness: Summary
     keep_all: Summary
@@ -203,11 +204,10 @@ def figures(pages: list[CorpusPage], contents: dict[str, str], config: Detemplat
     crawled = [page for page in pages if key(page.url) in contents]
     per_site = Counter(page.site for page in crawled)
     engine = Detemplater(config)
-    out = Figures(len(crawled), Summary(), Summary(), Summary(), 0, 0)
+    out = Figures(Summary(), Summary(), Summary(), 0, 0)
     for page in crawled:
         visible = page.visible_text()
-        result = engine.process(page.url, page.body)
-        harness = result.text if result.status != "passthrough" or result.text else visible
+        harness = scored_text(engine.process(page.url, page.body), page)
         crawl = contents[key(page.url)]
         out.crawl.add(page.site, score_page(crawl, page.gold, visible), page.kind)
         out.harness.add(page.site, score_page(harness, page.gold, visible), page.kind)
@@ -245,11 +245,7 @@ def main(argv: list[str] | None = None) -> int:
 
     by_corpus: dict[str, list[CorpusPage]] = {}
     for name in args.corpora.split(","):
-        pages = list(read_manifest(args.corpus / f"{name}.manifest.jsonl"))
-        if args.sites:
-            keep = list(dict.fromkeys(page.site for page in pages))[: args.sites]
-            pages = [page for page in pages if page.site in keep]
-        by_corpus[name] = pages
+        by_corpus[name] = first_sites(read_manifest(args.corpus / f"{name}.manifest.jsonl"), args.sites)
     follow = [name for name in args.follow.split(",") if name]
     items, log, seconds = crawl_pages(by_corpus, args.model, follow)
     contents = {key(item["url"]): item.get("content", "") for item in items}
@@ -274,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         below = below_keep_all(got.crawl, got.keep_all)
         lines += [
             "",
-            f"{name}: {got.crawled} of {len(pages)} pages crawled, {len(got.crawl.sites)} sites; content not the"
+            f"{name}: {got.crawl.pages} of {len(pages)} pages crawled, {len(got.crawl.sites)} sites; content not the"
             f" harness's text on {got.differ} pages ({got.differ_alone} on sites of one page)",
             row("crawl (Scrapy's order)", got.crawl),
             row("harness (manifest order)", got.harness),

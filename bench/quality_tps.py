@@ -26,7 +26,7 @@ from _results import write_result  # bench/, the script's folder
 
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
-from scrapy_detemplate.evaluation import bag, read_manifest, score_page
+from scrapy_detemplate.evaluation import bag, read_manifest, score_page, scored_text
 
 #: (label, settings) pairs: the paper as written, then the extensions (each fully specified).
 VARIANTS: list[tuple[str, dict[str, object]]] = [
@@ -47,9 +47,7 @@ def run(manifest: str, settings: dict[str, object]) -> dict[str, float]:
     sites: dict[str, list[tuple[float, ...]]] = {}
     for page in read_manifest(manifest):
         result = engine.process(page.url, page.body)
-        visible = page.visible_text()
-        text = result.text if result.status != "passthrough" or result.text else visible
-        s = score_page(text, page.gold, visible)
+        s = score_page(scored_text(result, page), page.gold, page.visible_text())
         has_gold = bag(page.gold).total() > 0
         lost = float(s.recall < 0.5) if has_gold else float("nan")
         sites.setdefault(page.site, []).append(

@@ -28,6 +28,7 @@ from scrapy_detemplate._html import _XML_DECL, decode_html, parse_html, visible_
 
 if TYPE_CHECKING:
     from scrapy_detemplate.config import DetemplateConfig
+    from scrapy_detemplate.engine import CleanResult
 
 _TOKEN = re.compile(r"\w+")
 
@@ -212,6 +213,21 @@ def _short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def scored_text(result: CleanResult, page: CorpusPage) -> str:
+    """The text a method is scored on: its clean text, or the whole visible text when it passed the
+    page through without one (the page reaches the user unchanged)."""
+    return result.text if result.status != "passthrough" or result.text else page.visible_text()
+
+
+def first_sites(pages: Iterable[CorpusPage], count: int) -> list[CorpusPage]:
+    """The pages of the first ``count`` sites, in order (all of them when ``count`` is 0)."""
+    pages = list(pages)
+    if not count:
+        return pages
+    sites = set(list(dict.fromkeys(page.site for page in pages))[:count])
+    return [page for page in pages if page.site in sites]
+
+
 def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary:
     """One engine over the pages in crawl order, each scored as it comes out."""
     from scrapy_detemplate.engine import Detemplater
@@ -222,7 +238,7 @@ def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary
         start = time.perf_counter()
         result = engine.process(page.url, page.body)
         seconds = time.perf_counter() - start
-        text = result.text if result.status != "passthrough" or result.text else page.visible_text()
+        text = scored_text(result, page)
         summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds), page.kind)
     return summary
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.evaluation import below_keep_all, read_manifest
+from scrapy_detemplate.evaluation import below_keep_all, first_sites, read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -25,20 +25,15 @@ import crawl_corpus  # noqa: E402
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
 
 
-def first_sites(corpus: str, count: int) -> list:
-    pages = list(read_manifest(CORPUS / f"{corpus}.manifest.jsonl"))
-    sites = list(dict.fromkeys(page.site for page in pages))[:count]
-    return [page for page in pages if page.site in sites]
-
-
 def test_a_crawl_of_corpus_pages_gets_what_the_harness_measures():
-    by_corpus = {"docs": first_sites("docs", 2), "wcxb-dev": first_sites("wcxb-dev", 40)}
+    by_corpus = {name: first_sites(read_manifest(CORPUS / f"{name}.manifest.jsonl"), count)
+                 for name, count in (("docs", 2), ("wcxb-dev", 40))}  # fmt: skip
     items, log, _ = crawl_corpus.crawl_pages(by_corpus)
     assert "detemplate: method 'combined' enabled" in log
     contents = {crawl_corpus.key(item["url"]): item.get("content", "") for item in items}
     for name, pages in by_corpus.items():
         got = crawl_corpus.figures(pages, contents, DetemplateConfig())
-        assert got.crawled == len(pages), name  # every page, the unreachable ones as start URLs
+        assert got.crawl.pages == len(pages), name  # every page, the unreachable ones as start URLs
         # A site of one page has no order to differ in: the same bytes give the same text.
         assert got.differ_alone == 0, name
         crawl, harness, keep = got.crawl.macro(), got.harness.macro(), got.keep_all.macro()
