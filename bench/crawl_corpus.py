@@ -1,7 +1,7 @@
 """Content F1 of a real Scrapy crawl of corpus pages, as issue 14's new user measured it.
 
     .venv/bin/python bench/crawl_corpus.py [--corpus ../shared/corpus] [--corpora docs,wcxb-dev]
-                                           [--sites N] [--follow docs] [--model PATH]
+                                           [--sites N] [--follow docs] [--model PATH] [--wait SECONDS]
                                            [--out bench/results/crawl_corpus.txt]
 
 The evaluation harness (``scrapy-detemplate eval``) feeds a corpus's pages to one
@@ -36,7 +36,10 @@ With the shipped model the figures are in-corpus (it was trained on these
 pages): they check that a crawl gets what the harness measures.  For sites never
 seen, give ``--model`` a model trained without them (``scrapy-detemplate
 train-combined`` on the other corpora, ``-o PATH``): the crawl sets
-``DETEMPLATE_COMBINED_MODEL`` to it, and so does the harness.
+``DETEMPLATE_COMBINED_MODEL`` to it, and so does the harness.  ``--wait 0`` turns
+off the second cleaning of each site's first page (``DETEMPLATE_FIRST_PAGE_WAIT``),
+which the harness does not do: with it on, a site's first page is cleaned beside
+whichever page of its site the crawl cleaned next.
 """
 
 from __future__ import annotations
@@ -141,6 +144,7 @@ def crawl(job: dict[str, Any]) -> None:
         {
             "ADDONS": {"scrapy_detemplate.Addon": 0},
             **({"DETEMPLATE_COMBINED_MODEL": job["model"]} if job["model"] else {}),
+            **({"DETEMPLATE_FIRST_PAGE_WAIT": job["wait"]} if job.get("wait") is not None else {}),
             "FEEDS": {job["feed"]: {"format": "jsonlines", "encoding": "utf-8"}},
             "LOG_LEVEL": "INFO",
             "ROBOTSTXT_OBEY": False,
@@ -152,7 +156,10 @@ def crawl(job: dict[str, Any]) -> None:
 
 
 def crawl_pages(
-    by_corpus: dict[str, list[CorpusPage]], model: Path | None = None, follow: Sequence[str] = (FOLLOW,)
+    by_corpus: dict[str, list[CorpusPage]],
+    model: Path | None = None,
+    follow: Sequence[str] = (FOLLOW,),
+    wait: float | None = None,
 ) -> tuple[list[dict[str, Any]], str, float]:
     """Serve the pages, crawl them in a fresh process: (the feed's items, the crawl's log, seconds)."""
     served = {key(page.url): page.body for pages in by_corpus.values() for page in pages}
@@ -168,6 +175,7 @@ def crawl_pages(
                 "follow_hosts": follow_hosts,
                 "feed": str(feed),
                 "model": str(model.resolve()) if model else "",
+                "wait": wait,
             }
             (Path(tmp) / "job.json").write_text(json.dumps(job), encoding="utf-8")
             env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "https_proxy")}
@@ -237,6 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         "--model", type=Path, default=None,
         help="DETEMPLATE_COMBINED_MODEL for the crawl and the harness (a model trained without these sites)",
     )  # fmt: skip
+    parser.add_argument(
+        "--wait", type=float, default=None,
+        help="DETEMPLATE_FIRST_PAGE_WAIT for the crawl (default: the setting's default; 0: first pages keep "
+        "their first cleaning)",
+    )  # fmt: skip
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -247,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.corpora.split(","):
         by_corpus[name] = first_sites(read_manifest(args.corpus / f"{name}.manifest.jsonl"), args.sites)
     follow = [name for name in args.follow.split(",") if name]
-    items, log, seconds = crawl_pages(by_corpus, args.model, follow)
+    items, log, seconds = crawl_pages(by_corpus, args.model, follow, args.wait)
     contents = {key(item["url"]): item.get("content", "") for item in items}
     lacking = sum(1 for item in items if "content" not in item)
     summary_line = next((match.group(1) for match in re.finditer(r"detemplate: (\d+ pages, .*)", log)), "")
@@ -261,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         "A CrawlSpider yielding {'url': response.url}, ADDONS = {'scrapy_detemplate.Addon': 0} and nothing else,",
         f"over the corpus pages served on 127.0.0.1 ({len(items)} items in {seconds:.0f} s; {lacking} without content:",
         "pages passed through with no text to give leave the item as it is; they score as empty).",
-        f"Links followed on {', '.join(follow) or 'none'}. Site-macro P / R / F1 / template removed, with",
+        f"Links followed on {', '.join(follow) or 'none'}; DETEMPLATE_FIRST_PAGE_WAIT "
+        f"{'default' if args.wait is None else args.wait}. Site-macro P / R / F1 / template removed, with",
         f"{model}.",
         f"The crawl's log: {summary_line}",
     ]

@@ -72,6 +72,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "DETEMPLATE_COMBINED_MODEL": "",
     "DETEMPLATE_COMBINED_THRESHOLD": 0.5,
     "DETEMPLATE_COMBINED_SITE_DF": 0.9,
+    "DETEMPLATE_FIRST_PAGE_WAIT": 30.0,
+    "DETEMPLATE_FIRST_PAGE_PEERS": 3,
     "DETEMPLATE_REPORT_DIR": "",
     "DETEMPLATE_REPORT_PAGES": 3,
 }
@@ -135,6 +137,8 @@ class DetemplateConfig:
     combined_model: str = ""
     combined_threshold: float = 0.5
     combined_site_df: float = 0.9
+    first_page_wait: float = 30.0
+    first_page_peers: int = 3
     segments_df_threshold: int = 5
     segments_block_ratio: float = 0.7
     segments_tb: int = 20
@@ -186,6 +190,11 @@ class DetemplateConfig:
         site_df = self.combined_site_df
         if isinstance(site_df, bool) or not isinstance(site_df, (int, float)) or site_df <= 0:
             raise InvalidSetting("DETEMPLATE_COMBINED_SITE_DF", site_df, "a number > 0 (above 1: off)")
+        wait = self.first_page_wait
+        if not 0 <= wait <= 3600:  # a number (checked above)
+            raise InvalidSetting("DETEMPLATE_FIRST_PAGE_WAIT", wait, "a number of seconds in [0, 3600] (0: off)")
+        if not 0 <= self.first_page_peers <= 20:  # an integer (checked above)
+            raise InvalidSetting("DETEMPLATE_FIRST_PAGE_PEERS", self.first_page_peers, "an integer in [0, 20] (0: off)")
         if self.sandwich_peer not in SANDWICH_PEERS:
             raise InvalidSetting("DETEMPLATE_SANDWICH_PEER", self.sandwich_peer, f"one of {SANDWICH_PEERS}")
         for name in ("text_field", "html_field", "method_field", "markdown_field", "source_field", "url_field"):

@@ -176,6 +176,39 @@ class Detemplater:
             self._warn_once("error", url, exc_info=True)
             return CleanResult(url, "passthrough", self.runner.name, "error", bytes_in=_size(body))
 
+    def clean_with_peers(
+        self,
+        url: str,
+        body: bytes | str,
+        peers: Iterable[tuple[str, bytes | str, HeadersLike | None]],
+        *,
+        headers: HeadersLike | None = None,
+    ) -> CleanResult | None:
+        """``url``'s page cleaned as if the ``peers`` (URL, body, headers), pages of its site, had
+        come just before it and nothing else: a site's first page, cleaned again once its site's
+        next pages have come, with the evidence they give (``scrapy_detemplate._firstpages``).
+        The pages go through a store of their own: the engine's state is neither read nor
+        changed.  ``None`` when the method has no use for it (only the default, ``combined``, has).
+
+        >>> det = Detemplater()
+        >>> page = "<html><body><nav>Home | News | Sport</nav><p>{}</p><footer>(c) Ex</footer></body></html>"
+        >>> first = page.format("The first story is long enough to be read as a story.")
+        >>> second = page.format("The second story is also long enough to be read as one.")
+        >>> det.process("http://ex.com/1", first).text.splitlines()  # the site's first page, alone
+        ['Home | News | Sport', 'The first story is long enough to be read as a story.']
+        >>> det.clean_with_peers("http://ex.com/1", first, [("http://ex.com/2", second, None)]).text
+        'The first story is long enough to be read as a story.'
+        """
+        twin = getattr(self.runner, "on_store", None)
+        if twin is None:
+            return None
+        scratch = copy.copy(self)  # the config and the warnings given; its own store and evidence
+        scratch.store = memory_store(self.config)
+        scratch.runner = twin(scratch.store)
+        for peer_url, peer_body, peer_headers in peers:
+            scratch.process(peer_url, peer_body, headers=peer_headers)
+        return scratch.process(url, body, headers=headers)
+
     # -- steps -------------------------------------------------------------
 
     def _process(

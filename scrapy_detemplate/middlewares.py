@@ -4,6 +4,10 @@ With ``DETEMPLATE_METHOD = "rtdm"`` and ``DETEMPLATE_RTDM_HOLD`` above 0, the
 downloader middleware holds the responses of sites still learning their
 template (:class:`PageHolder`) and lets them go, cleaned with the learned
 template, when the site has learned; see ``docs/methods/rtdm.md``.
+
+With the default method, the items of a site's first page wait in the
+pipeline for the site's next page, and are filled again with the first page
+cleaned beside it (``DETEMPLATE_FIRST_PAGE_WAIT``, ``_firstpages.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from scrapy_detemplate._crawler import (
     record,
     summary,
 )
+from scrapy_detemplate._firstpages import FirstPages, first_pages_for
 from scrapy_detemplate.config import DetemplateConfig, InvalidSetting
 from scrapy_detemplate.engine import CleanResult, Detemplater
 from scrapy_detemplate.report import ReportWriter
@@ -151,6 +156,7 @@ class DetemplateDownloaderMiddleware:
         self.replace_body = replace_body
         self.report = report
         self.holder: PageHolder[_Held] | None = None
+        self.first_pages: FirstPages | None = None
         self._crawler: Crawler | None = None
         self._timer: Any = None
         self._closing = False
@@ -179,6 +185,9 @@ class DetemplateDownloaderMiddleware:
                     f"fewer pages than CONCURRENT_REQUESTS ({concurrency}): a held response keeps its download slot",
                 )  # fmt: skip
             mw.hold_pages(config.rtdm_hold, config.rtdm_hold_seconds, crawler)
+        first_pages = first_pages_for(crawler)
+        if first_pages is not None:
+            mw.wait_for_peers(first_pages, crawler)
         return mw
 
     def hold_pages(
@@ -193,7 +202,18 @@ class DetemplateDownloaderMiddleware:
             crawler.signals.connect(self._start_timer, signal=signals.spider_opened)
             crawler.signals.connect(self._stop_timer, signal=signals.engine_stopped)
 
+    def wait_for_peers(self, first_pages: FirstPages, crawler: Crawler | None = None) -> None:
+        """Let the items of sites' first pages wait for their site's next page (``_firstpages.py``)."""
+        self.first_pages = first_pages
+        if self._crawler is None:
+            self._crawler = crawler
+            if crawler is not None:
+                crawler.signals.connect(self._start_timer, signal=signals.spider_opened)
+                crawler.signals.connect(self._stop_timer, signal=signals.engine_stopped)
+
     def spider_closed(self, spider: Spider | None = None) -> None:
+        if self.first_pages is not None:
+            self.first_pages.let_all_go("closed")
         if self.holder is not None:
             self._closing = True
             self.holder.release_all("closed")  # nothing should be left by now; never lose one
@@ -221,9 +241,12 @@ class DetemplateDownloaderMiddleware:
             self._inc("detemplate/skipped")
             return response
         try:
-            result = self.engine.process(
-                response.url, response.body, headers=_headers(response), mark=self._sample(response.url)
-            )
+            headers = _headers(response)
+            site = self.engine.config.site_key(response.url) if self.first_pages is not None else ""
+            first = self.first_pages is not None and self.first_pages.first(site)
+            result = self.engine.process(response.url, response.body, headers=headers, mark=self._sample(response.url))
+            if self.first_pages is not None:
+                self._peer(site, request, (response.url, response.body, headers), result, first)
             if self.holder is not None:
                 if result.reason == HOLD:
                     return self._hold(request, response)
@@ -236,6 +259,14 @@ class DetemplateDownloaderMiddleware:
             logger.error("detemplate: failed on %s; response passed on unchanged", response.url, exc_info=True)
             self._inc("detemplate/error")
         return response
+
+    def _peer(self, site: str, request: Request, source: Any, result: CleanResult, first: bool) -> None:
+        assert self.first_pages is not None
+        try:
+            self.first_pages.cleaned(site, request, source, result, first)
+        except Exception:  # the page's own result stands
+            logger.error("detemplate: could not clean %s's first page again", site, exc_info=True)
+            self._inc("detemplate/error")
 
     def _sample(self, url: str) -> bool:
         """Whether this page is one of the report's samples (marked)."""
@@ -295,10 +326,12 @@ class DetemplateDownloaderMiddleware:
             held.waiter.callback(held.out if held.out is not None else held.response)
 
     def _start_timer(self) -> None:
-        if self.holder is None or self._timer is not None:
+        if self._timer is not None or (self.holder is None and self.first_pages is None):
             return
+        seconds = [self.holder.seconds] if self.holder is not None else []
+        seconds += [self.first_pages.wait] if self.first_pages is not None else []
         self._timer = _looping_call(self._tick)
-        self._timer.start(min(1.0, self.holder.seconds / 4), now=False)
+        self._timer.start(min(1.0, *(s / 4 for s in seconds)), now=False)
 
     def _stop_timer(self) -> None:
         if self._timer is not None and self._timer.running:
@@ -306,6 +339,16 @@ class DetemplateDownloaderMiddleware:
 
     def _tick(self) -> None:
         """Let go of held pages when the crawl closes or has nothing else to do, or when they waited too long."""
+        pages = self.first_pages
+        if pages is not None and pages.waiting:
+            try:
+                state = _items_state(self._crawler, pages.waiting_items)
+                if state:
+                    pages.let_all_go(state)
+                else:
+                    pages.expire()
+            except Exception:
+                logger.error("detemplate: could not let first pages go", exc_info=True)
         holder = self.holder
         if holder is None:
             return
@@ -365,6 +408,29 @@ def _crawl_state(crawler: Crawler | None, held: int) -> str:
     return "idle" if idle else ""
 
 
+def _items_state(crawler: Crawler | None, waiting: int) -> str:
+    """``"closed"`` when the spider is closing, ``"idle"`` when nothing but ``waiting``
+    items (of first pages) is left to download or scrape (no next page can come), else ``""``."""
+    engine = getattr(crawler, "engine", None)
+    if engine is None:
+        return ""
+    slot = getattr(engine, "_slot", None)
+    if slot is None or getattr(slot, "closing", None) is not None:
+        return "closed"
+    try:
+        scraper = engine.scraper.slot
+        idle = (
+            not engine.downloader.active
+            and not scraper.queue
+            and scraper.itemproc_size <= waiting
+            and getattr(engine, "_start", None) is None
+            and not slot.scheduler.has_pending_requests()
+        )
+    except AttributeError:
+        return ""
+    return "idle" if idle else ""
+
+
 def _headers(response: Response) -> dict[str, str]:
     content_type = response.headers.get(b"Content-Type")
     if content_type:
@@ -389,10 +455,12 @@ class ItemFiller:
         self.stats = stats
         self._warned = False
 
-    def fill(self, item: Any, result: CleanResult) -> None:
+    def fill(self, item: Any, result: CleanResult) -> list[str]:
+        """Write ``result`` into ``item``; the fields written."""
         if result.status == "passthrough" and not result.text:
-            return  # nothing to say (non-HTML, empty, too large): the item stays as it is
+            return []  # nothing to say (non-HTML, empty, too large): the item stays as it is
         adapter = ItemAdapter(item)
+        written = []
         for field, attr in self.fields:
             if not field:
                 continue
@@ -400,6 +468,7 @@ class ItemFiller:
                 continue
             try:
                 adapter[field] = getattr(result, attr)
+                written.append(field)
             except KeyError:  # an Item class that does not declare the field
                 if self.stats is not None:
                     self.stats.inc_value("detemplate/item_field_missing")
@@ -412,19 +481,30 @@ class ItemFiller:
                 continue
         if self.stats is not None:
             self.stats.inc_value("detemplate/items_filled")
+        return written
+
+    def refill(self, item: Any, result: CleanResult, fields: list[str]) -> None:
+        """Write ``result`` again into the ``fields`` of ``item`` that :meth:`fill` wrote."""
+        adapter = ItemAdapter(item)
+        for field, attr in self.fields:
+            if field and field in fields:
+                adapter[field] = getattr(result, attr)
+        if self.stats is not None:
+            self.stats.inc_value("detemplate/first_page/items_filled_again")
 
 
 class DetemplateSpiderMiddleware:
     """Puts the template-free content of a response into the items its callback yields."""
 
-    def __init__(self, filler: ItemFiller) -> None:
+    def __init__(self, filler: ItemFiller, first_pages: FirstPages | None = None) -> None:
         self.filler = filler
+        self.first_pages = first_pages
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DetemplateSpiderMiddleware:
         if not crawler.settings.getbool("DETEMPLATE_ENABLED", True):
             raise NotConfigured("DETEMPLATE_ENABLED is off")
-        return cls(ItemFiller(engine_for(crawler).config, crawler.stats))
+        return cls(ItemFiller(engine_for(crawler).config, crawler.stats), first_pages_for(crawler))
 
     def _fill(self, response: Response, element: Any) -> Any:
         # Most of what a crawling callback yields is requests: they are never items, and
@@ -437,7 +517,9 @@ class DetemplateSpiderMiddleware:
             # drops copied ones; the URL check holds where it did not see the response).
             if isinstance(result, CleanResult) and result.url == response.url:
                 try:
-                    self.filler.fill(element, result)
+                    fields = self.filler.fill(element, result)
+                    if self.first_pages is not None:
+                        self.first_pages.hold(result, element, fields)  # its page may be cleaned again
                 except Exception:
                     logger.error("detemplate: could not fill an item from %s", response.url, exc_info=True)
         return element

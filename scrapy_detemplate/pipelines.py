@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import maybe_deferred_to_future
 
 from scrapy_detemplate._crawler import engine_for, logger, record
+from scrapy_detemplate._firstpages import FirstPages, first_pages_for
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.middlewares import ItemFiller
 
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
+    from twisted.internet.defer import Deferred
 
 
 class DetemplatePipeline:
@@ -25,12 +28,26 @@ class DetemplatePipeline:
     same engine as responses do; its URL comes from ``DETEMPLATE_URL_FIELD``.
     Items already filled by the spider middleware are left alone, so no page is
     fed to the engine twice.  Items are never dropped.
+
+    It is also where the items of a site's first page wait for the site's next
+    page, to be filled again with the first page cleaned beside it
+    (``DETEMPLATE_FIRST_PAGE_WAIT``, ``_firstpages.py``): without this pipeline
+    they go on with the first cleaning.
     """
 
-    def __init__(self, engine: Detemplater, filler: ItemFiller, stats: StatsCollector | None = None) -> None:
+    def __init__(
+        self,
+        engine: Detemplater,
+        filler: ItemFiller,
+        stats: StatsCollector | None = None,
+        first_pages: FirstPages | None = None,
+    ) -> None:
         self.engine = engine
         self.filler = filler
         self.stats = stats
+        self.first_pages = first_pages
+        if first_pages is not None:
+            first_pages.awaited = True
         config = engine.config
         self.source_field = config.source_field
         self.url_field = config.url_field
@@ -41,9 +58,13 @@ class DetemplatePipeline:
         if not crawler.settings.getbool("DETEMPLATE_ENABLED", True):
             raise NotConfigured("DETEMPLATE_ENABLED is off")
         engine = engine_for(crawler)
-        return cls(engine, ItemFiller(engine.config, crawler.stats), crawler.stats)
+        return cls(engine, ItemFiller(engine.config, crawler.stats), crawler.stats, first_pages_for(crawler))
 
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if self.first_pages is not None:
+            done = self.first_pages.waiter(item)
+            if done is not None:
+                return _after(done, item)
         if not self.source_field:
             return item
         try:
@@ -60,3 +81,9 @@ class DetemplatePipeline:
             if self.stats is not None:
                 self.stats.inc_value("detemplate/error")
         return item
+
+
+async def _after(done: Deferred[None], item: Any) -> Any:
+    """``item``, once its first page's second cleaning has filled it (or its wait has ended)."""
+    await maybe_deferred_to_future(done)
+    return item

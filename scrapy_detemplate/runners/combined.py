@@ -13,6 +13,7 @@ page evidence, so the first page of a site is already cleaned.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -224,6 +225,10 @@ class CombinedEvidence:
             row += columns
         return rows
 
+    def seen(self, site: str) -> bool:
+        """Whether an earlier page of ``site`` (one with words) is in the site state."""
+        return bool(_earlier_shares(self._store.get(NAMESPACE, site))[0])
+
     def genre(self, site: str, shares: list[float] | None) -> list[float]:
         """The :data:`GENRE_FEATURES` of a page of ``site`` (the mean shares of its earlier pages);
         then the page's own ``shares`` join the site's state (none: a page without words)."""
@@ -376,6 +381,7 @@ class CombinedRunner:
     name = "combined"
 
     def __init__(self, config: DetemplateConfig, store: StateStore) -> None:
+        self._config = config
         self._evidence = CombinedEvidence(config, store)
         try:
             data = read_model(config.combined_model)
@@ -399,6 +405,19 @@ class CombinedRunner:
         # decided meanwhile (another thread) takes its own.
         self._kept_rows: FeatureRows | None = None
         self._rows_free = threading.Lock()
+
+    def seen(self, site: str) -> bool:
+        """Whether the site state holds an earlier page of ``site`` (else the next is its first page)."""
+        return self._evidence.seen(site)
+
+    def on_store(self, store: StateStore) -> CombinedRunner:
+        """The same model and settings over another store: a page cleaned beside the crawl's
+        state, which it neither reads nor changes (:meth:`Detemplater.clean_with_peer`)."""
+        twin = copy.copy(self)
+        twin._evidence = CombinedEvidence(self._config, store)
+        twin._kept_rows = None
+        twin._rows_free = threading.Lock()
+        return twin
 
     def run(self, page: ParsedPage) -> Verdict:
         if self._scorer is not None:

@@ -1,0 +1,241 @@
+"""A site's first page, cleaned again once the site's next pages have come (``DETEMPLATE_FIRST_PAGE_WAIT``).
+
+The default method reads what repeats across a site's pages; on a site's first
+page there is nothing to read yet, and that page is cleaned by the trees alone.
+Measured on the corpus (sites never seen, one split; ``docs/methods/combined.md``),
+the same first pages cleaned with the evidence of the next three pages of their
+site: c2f 0.953 -> 0.964, dragnet10 0.907 -> 0.964, docs 0.976 -> 0.990 (with
+one page: 0.961, 0.964, 0.973).
+
+The spider needs the first page at once (its links lead to the others), so the
+response is never held.  What waits is the first page's items, in the pipeline:
+the spider middleware fills them with the first cleaning as usual and tells
+:class:`FirstPages` which items came from a first page; the pipeline awaits
+them.  When ``peers`` more pages of the site have been cleaned, the first page
+is cleaned again beside the crawl's state (:meth:`Detemplater.clean_with_peers`:
+those pages, then the first, in a store of their own), and the fields the first
+cleaning wrote are written again.  An item that comes after that is filled with
+the second cleaning at once (it is in the request's meta by then).
+
+Nothing waits forever: a first page is let go after ``wait`` seconds, when more
+than :data:`LIMIT` sites wait or their pages pass :data:`LIMIT_BYTES`, when the
+crawl has nothing left to do but these items, and when it closes; it is then
+cleaned again with the pages of its site that came meanwhile, if any, else it
+keeps its first cleaning.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from twisted.internet.defer import Deferred
+
+from scrapy_detemplate._crawler import META_KEY, engine_for, logger
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Request
+    from scrapy.statscollectors import StatsCollector
+
+    from scrapy_detemplate.engine import CleanResult, Detemplater, HeadersLike
+
+#: At most this many sites' first pages wait at once (their items and their bodies are kept) ...
+LIMIT = 32
+#: ... and their bodies and their peers' together at most this many bytes.
+LIMIT_BYTES = 64 * 1024 * 1024
+
+#: Why a first page was let go with its first cleaning (a fixed set: stats keys stay bounded).
+KEPT_REASONS = ("timeout", "full", "idle", "closed")
+
+#: A page as the engine takes it again: URL, body, headers.
+Source = tuple[str, bytes, "HeadersLike"]
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """One site's first page: its request, source and first cleaning, the pages of its site
+    cleaned since (its peers), and the items filled from it."""
+
+    site: str
+    request: Request
+    source: Source
+    result: CleanResult
+    since: float
+    peers: list[Source] = field(default_factory=list)
+    items: list[tuple[Any, list[str], Deferred[None]]] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return sum(len(body) for _, body, _ in (self.source, *self.peers))
+
+
+class FirstPages:
+    """The first pages of sites waiting for their site's next page (see the module docstring).
+
+    ``refill(item, result, fields)`` writes ``result`` into the ``fields`` of
+    ``item`` that the first cleaning wrote (:meth:`ItemFiller.refill`).  The
+    clock is injected so that tests need no waiting.
+    """
+
+    def __init__(
+        self,
+        engine: Detemplater,
+        wait: float,
+        refill: Callable[[Any, CleanResult, list[str]], None],
+        stats: StatsCollector | None = None,
+        peers: int = 3,
+        limit: int = LIMIT,
+        limit_bytes: int = LIMIT_BYTES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.engine = engine
+        self.wait = wait
+        self.peers = peers
+        self.limit = limit
+        self.limit_bytes = limit_bytes
+        self._bytes = 0
+        self.awaited = False  # set by the pipeline: without it no item may wait
+        self._refill = refill
+        self._stats = stats
+        self._clock = clock
+        self._sites: dict[str, _Waiting] = {}
+        self._results: dict[int, _Waiting] = {}  # by id() of the first cleaning (held in _Waiting)
+        self._items: dict[int, _Waiting] = {}  # by id() of a waiting item (held in _Waiting)
+
+    @property
+    def waiting(self) -> int:
+        """Sites whose first page waits."""
+        return len(self._sites)
+
+    @property
+    def waiting_items(self) -> int:
+        """Items of those first pages waiting in the pipeline."""
+        return len(self._items)
+
+    def first(self, site: str) -> bool:
+        """Whether the next page of ``site`` is its first (nothing of it in the site state)."""
+        seen: Callable[[str], bool] | None = getattr(self.engine.runner, "seen", None)
+        return seen is not None and not seen(site)
+
+    def cleaned(self, site: str, request: Request, source: Source, result: CleanResult, first: bool) -> None:
+        """A page of ``site`` was cleaned: kept when it was the site's ``first``, else a peer of the
+        site's waiting first page (if any), which is cleaned again once it has ``peers`` of them."""
+        if result.status == "passthrough":
+            return  # no text to learn from or to give
+        if first:
+            if site in self._sites:  # two first pages at once (another process, a restart): keep the one
+                return
+            kept = self._sites[site] = _Waiting(site, request, source, result, self._clock())
+            self._results[id(result)] = kept
+            self._bytes += kept.size
+            self._inc("detemplate/first_page/waiting")
+        else:
+            waiting = self._sites.get(site)
+            if waiting is None or source[0] in (waiting.source[0], *(url for url, _, _ in waiting.peers)):
+                return  # none waits, or the same URL again
+            waiting.peers.append(source)
+            self._bytes += len(source[1])
+            if len(waiting.peers) >= self.peers:
+                self.let_go(waiting, "")
+        while self._sites and (len(self._sites) > self.limit or self._bytes > self.limit_bytes):
+            self.let_go(min(self._sites.values(), key=lambda w: w.since), "full")
+
+    def hold(self, result: CleanResult, item: Any, fields: list[str]) -> bool:
+        """Whether ``item``, filled from ``result`` (its ``fields``), waits for its page's second cleaning."""
+        waiting = self._results.get(id(result))
+        if waiting is None or waiting.result is not result or not self.awaited or not fields:
+            return False
+        waiting.items.append((item, fields, Deferred()))
+        self._items[id(item)] = waiting
+        return True
+
+    def waiter(self, item: Any) -> Deferred[None] | None:
+        """What the pipeline awaits for ``item`` (``None``: it waits for nothing)."""
+        waiting = self._items.get(id(item))
+        if waiting is None:
+            return None
+        for held, _, done in waiting.items:
+            if held is item:
+                return done
+        return None
+
+    def let_go(self, waiting: _Waiting, reason: str) -> None:
+        """The first page is cleaned again with the peers it has (``reason``: why it waits no
+        longer, ``""`` when it has them all), or keeps its first cleaning without any; its items go on."""
+        self._forget(waiting)
+        if reason:
+            self._inc(f"detemplate/first_page/{'early' if waiting.peers else 'kept'}/{reason}")
+        again = None
+        if waiting.peers:
+            url, body, headers = waiting.source
+            try:
+                again = self.engine.clean_with_peers(url, body, waiting.peers, headers=headers)
+            except Exception:  # the first cleaning stays
+                logger.error("detemplate: could not clean %s again", url, exc_info=True)
+            if again is None or again.status == "passthrough":
+                again = None
+                self._inc("detemplate/first_page/kept/error")
+            else:
+                self._inc("detemplate/first_page/revisited")
+                if waiting.request.meta.get(META_KEY) is waiting.result:
+                    waiting.request.meta[META_KEY] = again  # items still to come are filled with it
+        self._answer(waiting, again)
+
+    def let_all_go(self, reason: str) -> None:
+        for waiting in list(self._sites.values()):
+            self.let_go(waiting, reason)
+
+    def expire(self) -> None:
+        deadline = self._clock() - self.wait
+        for waiting in [w for w in self._sites.values() if w.since <= deadline]:
+            self.let_go(waiting, "timeout")
+
+    def _forget(self, waiting: _Waiting) -> None:
+        if self._sites.pop(waiting.site, None) is not None:
+            self._bytes -= waiting.size
+        self._results.pop(id(waiting.result), None)
+
+    def _answer(self, waiting: _Waiting, again: CleanResult | None) -> None:
+        for item, fields, done in waiting.items:
+            self._items.pop(id(item), None)
+            try:
+                if again is not None:
+                    self._refill(item, again, fields)
+            except Exception:  # the first cleaning stays; never lose the item
+                logger.error("detemplate: could not fill an item again from %s", waiting.source[0], exc_info=True)
+            finally:
+                done.callback(None)  # the item goes on, whatever happened
+        waiting.items.clear()
+
+    def _inc(self, key: str) -> None:
+        if self._stats is not None:
+            self._stats.inc_value(key)
+
+
+# Keyed by crawler, as the engines are: the three components share one.
+_FIRST_PAGES: WeakKeyDictionary[Crawler, FirstPages | None] = WeakKeyDictionary()
+
+
+def first_pages_for(crawler: Crawler) -> FirstPages | None:
+    """The crawler's :class:`FirstPages`, or ``None`` when the method or the settings leave it off."""
+    if crawler in _FIRST_PAGES:
+        return _FIRST_PAGES[crawler]
+    from scrapy_detemplate.middlewares import ItemFiller
+
+    engine = engine_for(crawler)
+    config = engine.config
+    pages = None
+    if (
+        config.first_page_wait > 0
+        and config.first_page_peers > 0
+        and not config.replace_body
+        and hasattr(engine.runner, "seen")
+    ):
+        refill = ItemFiller(config, crawler.stats).refill
+        pages = FirstPages(engine, config.first_page_wait, refill, crawler.stats, config.first_page_peers)
+    _FIRST_PAGES[crawler] = pages
+    return pages

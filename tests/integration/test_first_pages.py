@@ -1,0 +1,80 @@
+"""Real crawls: a site's first page, cleaned again once its site's next page has come."""
+
+from __future__ import annotations
+
+import demosite
+import pytest
+
+from scrapy_detemplate.engine import Detemplater
+
+from .conftest import run_crawl
+from .test_crawl import ADDON, by_path
+
+pytestmark = pytest.mark.integration
+
+FIRST, NEXT = "/news/story-2.html", "/news/"
+HTML = {"Content-Type": "text/html"}
+
+
+def _cleanings(base: str) -> tuple[str, str]:
+    """The first page's text cleaned alone, and cleaned beside the next page."""
+    pages = demosite.build_site()
+    first, peer = pages[FIRST].body, pages[NEXT].body
+    alone = Detemplater().process(base + FIRST, first, headers=HTML).text
+    again = Detemplater().clean_with_peers(base + FIRST, first, [(base + NEXT, peer, HTML)], headers=HTML)
+    assert again is not None
+    return alone, again.text
+
+
+@pytest.mark.parametrize("peers", [1, 3])
+def test_the_first_pages_item_waits_and_is_filled_again_with_the_next_page_beside_it(site, tmp_path, peers):
+    _, base = site
+    alone, again = _cleanings(base)
+    assert alone != again  # else this test could not fail
+    # The start page's callback yields its item, then the request for the next page: the item
+    # waits in the pipeline while the spider goes on.  With one peer wanted, it is filled again
+    # when that page comes; with three, when the crawl has nothing else to do (one page came).
+    settings = {**ADDON, "DETEMPLATE_FIRST_PAGE_PEERS": peers}
+    crawl = run_crawl(tmp_path, follow={"start": base + FIRST, "links": [[NEXT, {}]]}, settings=settings)
+    items = by_path(crawl.items)
+    assert set(items) == {FIRST, NEXT}
+    assert items[FIRST]["content"] == again
+    assert crawl.stats["detemplate/first_page/waiting"] == 1
+    assert crawl.stats["detemplate/first_page/revisited"] == 1
+    assert crawl.stats.get("detemplate/first_page/early/idle", 0) == (peers == 3)
+    assert crawl.stats["detemplate/first_page/items_filled_again"] == 1
+    assert crawl.stats["detemplate/pages"] == 2  # counted once each
+    assert "detemplate/error" not in crawl.stats
+
+
+def test_off_the_first_page_keeps_its_first_cleaning(site, tmp_path):
+    _, base = site
+    alone, _ = _cleanings(base)
+    settings = {**ADDON, "DETEMPLATE_FIRST_PAGE_WAIT": 0}
+    crawl = run_crawl(tmp_path, follow={"start": base + FIRST, "links": [[NEXT, {}]]}, settings=settings)
+    assert by_path(crawl.items)[FIRST]["content"] == alone
+    assert not [key for key in crawl.stats if key.startswith("detemplate/first_page/")]
+
+
+def test_a_site_of_one_page_lets_its_item_go_when_the_crawl_has_nothing_else_to_do(site, tmp_path):
+    _, base = site
+    alone, _ = _cleanings(base)
+    crawl = run_crawl(tmp_path, urls=[[base + FIRST, {}]], settings={**ADDON, "DETEMPLATE_FIRST_PAGE_WAIT": 3600})
+    items = by_path(crawl.items)
+    assert list(items) == [FIRST] and items[FIRST]["content"] == alone
+    assert crawl.stats["detemplate/first_page/kept/idle"] == 1  # not a timeout: the crawl was idle
+    assert "detemplate/first_page/items_filled_again" not in crawl.stats
+
+
+def test_without_the_pipeline_items_go_on_with_the_first_cleaning(site, tmp_path):
+    _, base = site
+    alone, _ = _cleanings(base)
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": {"scrapy_detemplate.middlewares.DetemplateDownloaderMiddleware": 540},
+        "SPIDER_MIDDLEWARES": {"scrapy_detemplate.middlewares.DetemplateSpiderMiddleware": 550},
+        "DETEMPLATE_FIRST_PAGE_PEERS": 1,
+    }
+    crawl = run_crawl(tmp_path, follow={"start": base + FIRST, "links": [[NEXT, {}]]}, settings=settings)
+    assert by_path(crawl.items)[FIRST]["content"] == alone
+    assert crawl.stats["detemplate/first_page/revisited"] == 1  # cleaned again, but no item waited
+    assert "detemplate/first_page/items_filled_again" not in crawl.stats
