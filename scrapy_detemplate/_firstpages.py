@@ -2,10 +2,11 @@
 
 The default method reads what repeats across a site's pages; on a site's first
 page there is nothing to read yet, and that page is cleaned by the trees alone.
-Measured on the corpus (sites never seen, one split; ``docs/methods/combined.md``),
-the same first pages cleaned with the evidence of the next three pages of their
-site: c2f 0.953 -> 0.964, dragnet10 0.907 -> 0.964, docs 0.976 -> 0.990 (with
-one page: 0.961, 0.964, 0.973).
+Measured on the corpus (sites never seen, split 0, ``bench/first_pages.py``;
+``docs/methods/combined.md``), the first pages of sites of two or more pages
+cleaned with the evidence of the next three pages of their site: c2f 0.953 ->
+0.964, dragnet10 0.907 -> 0.964, docs 0.976 -> 0.990 (with one page: 0.961,
+0.964, 0.973); wcxb-dev's 0.798 -> 0.794.
 
 The spider needs the first page at once (its links lead to the others), so the
 response is never held.  What waits is the first page's items, in the pipeline:

@@ -340,20 +340,22 @@ class DetemplateDownloaderMiddleware:
     def _tick(self) -> None:
         """Let go of held pages when the crawl closes or has nothing else to do, or when they waited too long."""
         pages = self.first_pages
+        holder = self.holder
+        held = holder.count if holder is not None else 0
+        waiting = pages.waiting_items if pages is not None else 0
         if pages is not None and pages.waiting:
             try:
-                state = _items_state(self._crawler, pages.waiting_items)
+                state = _crawl_state(self._crawler, held, waiting)
                 if state:
                     pages.let_all_go(state)
                 else:
                     pages.expire()
             except Exception:
                 logger.error("detemplate: could not let first pages go", exc_info=True)
-        holder = self.holder
         if holder is None:
             return
         try:
-            state = _crawl_state(self._crawler, holder.count)
+            state = _crawl_state(self._crawler, held, waiting)
             if state == "closed":
                 self._closing = True
             if state and holder.count:
@@ -382,35 +384,17 @@ def _looping_call(func: Callable[[], None]) -> Any:
     return create_looping_call(func)
 
 
-def _crawl_state(crawler: Crawler | None, held: int) -> str:
-    """``"closed"`` when the spider is closing, ``"idle"`` when nothing but held
-    pages is left to download or scrape (no page can come to teach a site), else ``""``.
+def _crawl_state(crawler: Crawler | None, held: int, waiting: int = 0) -> str:
+    """``"closed"`` when the spider is closing, ``"idle"`` when nothing but ``held``
+    pages (rtdm) or ``waiting`` items (of sites' first pages) is left to download or
+    scrape (no page can come to teach a site), else ``""``.
 
     The engine waits for every request in flight before it closes, and a held
     page is one, so spider_closed would never come: the closing is read from the
     engine's slot (private in Scrapy, read defensively: unknown means go on).
+    A waiting item keeps its response in the scraper's slot, so with ``waiting``
+    items the slot's active responses are theirs.
     """
-    engine = getattr(crawler, "engine", None)
-    if engine is None:
-        return ""
-    slot = getattr(engine, "_slot", None)
-    if slot is None or getattr(slot, "closing", None) is not None:
-        return "closed"
-    try:
-        idle = (
-            len(engine.downloader.active) <= held
-            and engine.scraper.slot.is_idle()
-            and getattr(engine, "_start", None) is None
-            and not slot.scheduler.has_pending_requests()
-        )
-    except AttributeError:
-        return ""
-    return "idle" if idle else ""
-
-
-def _items_state(crawler: Crawler | None, waiting: int) -> str:
-    """``"closed"`` when the spider is closing, ``"idle"`` when nothing but ``waiting``
-    items (of first pages) is left to download or scrape (no next page can come), else ``""``."""
     engine = getattr(crawler, "engine", None)
     if engine is None:
         return ""
@@ -420,9 +404,10 @@ def _items_state(crawler: Crawler | None, waiting: int) -> str:
     try:
         scraper = engine.scraper.slot
         idle = (
-            not engine.downloader.active
+            len(engine.downloader.active) <= held
             and not scraper.queue
             and scraper.itemproc_size <= waiting
+            and (waiting > 0 or not scraper.active)
             and getattr(engine, "_start", None) is None
             and not slot.scheduler.has_pending_requests()
         )

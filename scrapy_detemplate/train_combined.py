@@ -49,6 +49,7 @@ from scrapy_detemplate.runners.combined import (
     _NAMES_AT,
     FEATURES,
     CombinedEvidence,
+    Scorer,
     copy_flags,
     decide,
     drop_copies,
@@ -199,22 +200,9 @@ def cross_validate(
         training = [p for p in pages if fold_of[(p.corpus, p.site)] != fold]
         if not any(p.rows for p in training):
             raise ValueError(f"every site fell into fold {fold}: give more sites or fewer folds")
-        model = fit_model(training, trees, leaves, min_leaf)
-        scorer, first_scorer = scorers(model_forests(model))
-        lexicon = model_names(model)
+        scoring = model_scoring(fit_model(training, trees, leaves, min_leaf))
         for page in held_out:
-            text = page.visible
-            if page.rows:
-                rows, first = page.rows, on_first_page(page.rows)
-                if first:
-                    rows = [list(row) for row in rows]
-                    _fill_names(rows, page.names, lexicon)
-                scores = first_scorer if first else scorer
-                template = decide(rows, scores, config.combined_threshold, config.combined_site_df)
-                template = drop_copies(page.texts, template, *copy_flags(rows))
-                if 0 < len(template) < len(rows):
-                    text = "\n".join(t for i, t in enumerate(page.texts) if i not in template)
-            score = score_page(text, page.gold, page.visible)
+            score = score_page(clean_text(page, scoring, config), page.gold, page.visible)
             summaries.setdefault(page.corpus, Summary()).add(page.site, score)
             if page.kind and per_kind is not None:
                 per_kind.setdefault(page.kind, []).append(score.f1)
@@ -222,6 +210,33 @@ def cross_validate(
                 whole = score_page(page.visible, page.gold, page.visible)
                 keep_all.setdefault(page.corpus, Summary()).add(page.site, whole)
     return summaries
+
+
+#: What :func:`clean_text` needs of a model: its two scorers (known sites, first pages) and its lexicon.
+Scoring = tuple[Scorer, Scorer, dict[str, float]]
+
+
+def model_scoring(model: dict[str, Any]) -> Scoring:
+    """The :data:`Scoring` of a model as :func:`fit_model` returns it."""
+    scorer, first_scorer = scorers(model_forests(model))
+    return scorer, first_scorer, model_names(model)
+
+
+def clean_text(page: PageLines, scoring: Scoring, config: DetemplateConfig) -> str:
+    """The text a model (its :func:`model_scoring`) keeps of ``page``, decided as in
+    :meth:`CombinedRunner.run` (the visible text when nothing or everything would go)."""
+    if not page.rows:
+        return page.visible
+    scorer, first_scorer, lexicon = scoring
+    rows, first = page.rows, on_first_page(page.rows)
+    if first:
+        rows = [list(row) for row in rows]
+        _fill_names(rows, page.names, lexicon)
+    template = decide(rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df)
+    template = drop_copies(page.texts, template, *copy_flags(rows))
+    if 0 < len(template) < len(rows):
+        return "\n".join(t for i, t in enumerate(page.texts) if i not in template)
+    return page.visible
 
 
 def _fold(site: str, folds: int) -> int:
