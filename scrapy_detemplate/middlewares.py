@@ -244,9 +244,8 @@ class DetemplateDownloaderMiddleware:
             headers = _headers(response)
             site = self.engine.config.site_key(response.url) if self.first_pages is not None else ""
             first = self.first_pages is not None and self.first_pages.first(site)
+            source = (response.url, response.body, headers)
             result = self.engine.process(response.url, response.body, headers=headers, mark=self._sample(response.url))
-            if self.first_pages is not None:
-                self._peer(site, request, (response.url, response.body, headers), result, first)
             if self.holder is not None:
                 if result.reason == HOLD:
                     return self._hold(request, response)
@@ -254,7 +253,10 @@ class DetemplateDownloaderMiddleware:
                 runner: Any = self.engine.runner
                 if self.holder.holds(site) and not runner.learning(site):
                     self.holder.release(site, "learned")
-            return self._finish(request, response, result)
+            response = self._finish(request, response, result)
+            if self.first_pages is not None:  # the result as stored (the report's copy drops its marks)
+                self._peer(site, request, source, request.meta[META_KEY], first)
+            return response
         except Exception:  # a failure here must never lose the response
             logger.error("detemplate: failed on %s; response passed on unchanged", response.url, exc_info=True)
             self._inc("detemplate/error")

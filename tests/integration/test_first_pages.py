@@ -26,8 +26,8 @@ def _cleanings(base: str) -> tuple[str, str]:
     return alone, again.text
 
 
-@pytest.mark.parametrize("peers", [1, 3])
-def test_the_first_pages_item_waits_and_is_filled_again_with_the_next_page_beside_it(site, tmp_path, peers):
+@pytest.mark.parametrize(("peers", "report"), [(1, False), (3, False), (1, True)])
+def test_the_first_pages_item_waits_and_is_filled_again_with_the_next_page_beside_it(site, tmp_path, peers, report):
     _, base = site
     alone, again = _cleanings(base)
     assert alone != again  # else this test could not fail
@@ -35,7 +35,10 @@ def test_the_first_pages_item_waits_and_is_filled_again_with_the_next_page_besid
     # waits in the pipeline while the spider goes on.  With one peer wanted, it is filled again
     # when that page comes; with three, when the crawl has nothing else to do (one page came).
     settings = {**ADDON, "DETEMPLATE_FIRST_PAGE_PEERS": peers}
+    if report:  # the report keeps the first page as a sample: what the item is filled from is a copy
+        settings["DETEMPLATE_REPORT_DIR"] = str(tmp_path / "report")
     crawl = run_crawl(tmp_path, follow={"start": base + FIRST, "links": [[NEXT, {}]]}, settings=settings)
+    assert (tmp_path / "report" / "index.html").exists() == report
     items = by_path(crawl.items)
     assert set(items) == {FIRST, NEXT}
     assert items[FIRST]["content"] == again
