@@ -13,8 +13,9 @@ response is never held.  What waits is the first page's items, in the pipeline:
 the spider middleware fills them with the first cleaning as usual and tells
 :class:`FirstPages` which items came from a first page; the pipeline awaits
 them.  When ``peers`` more pages of the site have been cleaned, the first page
-is cleaned again beside the crawl's state (:meth:`Detemplater.clean_with_peers`:
-those pages, then the first, in a store of their own), and the fields the first
+is cleaned again beside them (:meth:`Detemplater.clean_with_peers`: those
+pages, then the first, in a store of their own; the crawl's state is neither
+read nor changed), and the fields the first
 cleaning wrote are written again.  An item that comes after that is filled with
 the second cleaning at once (it is in the request's meta by then).
 
@@ -75,7 +76,7 @@ class _Waiting:
 
 
 class FirstPages:
-    """The first pages of sites waiting for their site's next page (see the module docstring).
+    """The first pages of sites waiting for their site's next pages (see the module docstring).
 
     ``refill(item, result, fields)`` writes ``result`` into the ``fields`` of
     ``item`` that the first cleaning wrote (:meth:`ItemFiller.refill`).  The

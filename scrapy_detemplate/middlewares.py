@@ -6,8 +6,8 @@ template (:class:`PageHolder`) and lets them go, cleaned with the learned
 template, when the site has learned; see ``docs/methods/rtdm.md``.
 
 With the default method, the items of a site's first page wait in the
-pipeline for the site's next page, and are filled again with the first page
-cleaned beside it (``DETEMPLATE_FIRST_PAGE_WAIT``, ``_firstpages.py``).
+pipeline for the site's next pages, and are filled again with the first page
+cleaned beside them (``DETEMPLATE_FIRST_PAGE_WAIT``, ``_firstpages.py``).
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ class DetemplateDownloaderMiddleware:
             crawler.signals.connect(self._stop_timer, signal=signals.engine_stopped)
 
     def wait_for_peers(self, first_pages: FirstPages, crawler: Crawler | None = None) -> None:
-        """Let the items of sites' first pages wait for their site's next page (``_firstpages.py``)."""
+        """Let the items of sites' first pages wait for their site's next pages (``_firstpages.py``)."""
         self.first_pages = first_pages
         if self._crawler is None:
             self._crawler = crawler

@@ -30,7 +30,7 @@ class DetemplatePipeline:
     fed to the engine twice.  Items are never dropped.
 
     It is also where the items of a site's first page wait for the site's next
-    page, to be filled again with the first page cleaned beside it
+    pages, to be filled again with the first page cleaned beside them
     (``DETEMPLATE_FIRST_PAGE_WAIT``, ``_firstpages.py``): without this pipeline
     they go on with the first cleaning.
     """

@@ -3,7 +3,8 @@
 What must hold whatever comes in: ``Detemplater.process()`` never raises and
 answers every page within a (very generous) time bound, with text that is valid
 UTF-8; ``clean`` writes exactly one valid UTF-8 JSON line per input line and
-exits 0, or 1 when a line was not a page.
+exits 0, or 1 when a line was not a page; the items of a site's first page that
+wait for its next pages are each let go once, within the wait.
 
 Examples are derandomized (the same inputs on every run) and few by default, so
 the suite stays within about a minute; ``DETEMPLATE_FUZZ_EXAMPLES=5000`` runs that
@@ -255,6 +256,81 @@ any_body = st.one_of(
 def test_any_body_and_any_headers_never_raise_for_any_method(body, head):
     for method in METHODS:
         timed(engine_for(method), "http://fuzz.example/any/1", body, headers=head)
+
+
+# -- first pages: items wait for their site's next pages ----------------------------------------
+
+GOOD_PAGE = (
+    "<html><body><nav>Home | News | Sport</nav><p>Story {}: the council met on Tuesday and spoke "
+    "at length about the harbour.</p><footer>(c) Example News</footer></body></html>"
+)
+
+
+@st.composite
+def first_page_events(draw: st.DrawFn) -> list[tuple[int, int, Any, Any, bool, float]]:
+    """Pages of four sites in any order, hostile or not: (site, path, body, headers, yields an item,
+    seconds on the clock before it comes)."""
+    body = st.one_of(st.integers(0, 50).map(lambda n: GOOD_PAGE.format(n).encode()), html_bytes())
+    event = st.tuples(
+        st.integers(0, 3), st.integers(0, 4), body, st.one_of(st.just({"Content-Type": "text/html"}), headers()),
+        st.booleans(), st.sampled_from([0.0, 0.0, 1.0, 4.0, 11.0]),
+    )  # fmt: skip
+    return draw(st.lists(event, min_size=1, max_size=12))
+
+
+@fuzz(default=25)
+@given(events=first_page_events(), peers=st.integers(1, 3))
+def test_first_pages_let_every_item_go_once_within_the_wait_whatever_the_pages(events, peers):
+    """Whatever pages come (hostile bodies and headers, repeats, other sites), no call raises, each
+    waiting item is let go exactly once (a Deferred called twice raises) and never later than
+    the wait, the bounds hold, and an item keeps its other fields with text in its own."""
+    from scrapy import Request
+
+    from scrapy_detemplate._crawler import META_KEY
+    from scrapy_detemplate._firstpages import FirstPages
+
+    clock = [0.0]
+    wait = 10.0
+    refilled: list[CleanResult] = []
+
+    def refill(item: dict[str, Any], result: CleanResult, fields: list[str]) -> None:
+        check(result, 0.0)
+        refilled.append(result)
+        for field in fields:
+            item[field] = result.text
+
+    engine = Detemplater()
+    pages = FirstPages(engine, wait, refill, peers=peers, limit=2, limit_bytes=4000, clock=lambda: clock[0])
+    pages.awaited = True
+    held: list[tuple[dict[str, Any], Any, float]] = []  # item, its Deferred, when it began to wait
+    for site, path, body, head, yields, seconds in events:
+        clock[0] += seconds
+        pages.expire()
+        url = f"http://site{site}.example/{path}"
+        key = engine.config.site_key(url)
+        first = pages.first(key)
+        request = Request(url)
+        result = timed(engine, url, body, headers=head)
+        request.meta[META_KEY] = result
+        source = (url, body if isinstance(body, bytes) else b"", head)
+        pages.cleaned(key, request, source, result, first)
+        assert pages.waiting <= 2
+        if yields:
+            item = {"url": url, "content": result.text}
+            if pages.hold(request.meta[META_KEY], item, ["content"]):
+                done = pages.waiter(item)
+                assert done is not None and not done.called
+                held.append((item, done, clock[0]))
+        for _, done, since in held:
+            assert done.called or clock[0] - since < wait
+    clock[0] += wait
+    pages.expire()
+    assert all(done.called for _, done, _ in held)  # the wait ended for all, before the crawl closed
+    pages.let_all_go("closed")
+    assert (pages.waiting, pages.waiting_items) == (0, 0)
+    for item, _, _ in held:
+        assert set(item) == {"url", "content"} and isinstance(item["content"], str)
+    assert len(refilled) <= len(held)
 
 
 # -- clean: JSONL streams -------------------------------------------------------------------------

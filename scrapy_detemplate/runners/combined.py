@@ -411,8 +411,8 @@ class CombinedRunner:
         return self._evidence.seen(site)
 
     def on_store(self, store: StateStore) -> CombinedRunner:
-        """The same model and settings over another store: a page cleaned beside the crawl's
-        state, which it neither reads nor changes (:meth:`Detemplater.clean_with_peer`)."""
+        """The same model and settings over another store: pages cleaned apart from the crawl's
+        state, which they neither read nor change (:meth:`Detemplater.clean_with_peers`)."""
         twin = copy.copy(self)
         twin._evidence = CombinedEvidence(self._config, store)
         twin._kept_rows = None
