@@ -19,8 +19,11 @@ read nor changed), and the fields the first
 cleaning wrote are written again.  An item that comes after that is filled with
 the second cleaning at once (it is in the request's meta by then).
 
-Nothing waits forever: a first page is let go after ``wait`` seconds, when more
-than :data:`LIMIT` sites wait or their pages pass :data:`LIMIT_BYTES`, when the
+Nothing waits forever, nor stalls the crawl: a first page is let go after
+``wait`` seconds, when more than :data:`LIMIT` sites wait, their pages pass
+:data:`LIMIT_BYTES` or the first pages' responses half of Scrapy's
+``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (a waiting item keeps its response in the
+scraper, and past that size the engine downloads nothing more), when the
 crawl has nothing left to do but these items, and when it closes; it is then
 cleaned again with the pages of its site that came meanwhile, if any, else it
 keeps its first cleaning.
@@ -49,6 +52,10 @@ if TYPE_CHECKING:
 LIMIT = 32
 #: ... and their bodies and their peers' together at most this many bytes.
 LIMIT_BYTES = 64 * 1024 * 1024
+#: ... and the first pages' responses, which wait in Scrapy's scraper with their items, at most half
+#: of what the scraper holds before the engine stops downloading (``SCRAPER_SLOT_MAX_ACTIVE_SIZE``,
+#: counted as Scrapy counts it, at least 1 kB a response): a crawl never stalls on waiting items.
+LIMIT_ACTIVE = 5_000_000 // 2
 
 #: Why a first page was let go with its first cleaning (a fixed set: stats keys stay bounded).
 KEPT_REASONS = ("timeout", "full", "idle", "closed")
@@ -74,6 +81,11 @@ class _Waiting:
     def size(self) -> int:
         return sum(len(body) for _, body, _ in (self.source, *self.peers))
 
+    @property
+    def active_size(self) -> int:
+        """What the first page's response weighs in Scrapy's scraper while its items wait."""
+        return max(len(self.source[1]), 1024)
+
 
 class FirstPages:
     """The first pages of sites waiting for their site's next pages (see the module docstring).
@@ -92,6 +104,7 @@ class FirstPages:
         peers: int = 3,
         limit: int = LIMIT,
         limit_bytes: int = LIMIT_BYTES,
+        limit_active: int = LIMIT_ACTIVE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.engine = engine
@@ -99,7 +112,9 @@ class FirstPages:
         self.peers = peers
         self.limit = limit
         self.limit_bytes = limit_bytes
+        self.limit_active = limit_active
         self._bytes = 0
+        self._active = 0
         self.awaited = False  # set by the pipeline: without it no item may wait
         self._refill = refill
         self._stats = stats
@@ -134,6 +149,7 @@ class FirstPages:
             kept = self._sites[site] = _Waiting(site, request, source, result, self._clock())
             self._results[id(result)] = kept
             self._bytes += kept.size
+            self._active += kept.active_size
             self._inc("detemplate/first_page/waiting")
         else:
             waiting = self._sites.get(site)
@@ -143,7 +159,9 @@ class FirstPages:
             self._bytes += len(source[1])
             if len(waiting.peers) >= self.peers:
                 self.let_go(waiting, "")
-        while self._sites and (len(self._sites) > self.limit or self._bytes > self.limit_bytes):
+        while self._sites and (
+            len(self._sites) > self.limit or self._bytes > self.limit_bytes or self._active > self.limit_active
+        ):
             self.let_go(min(self._sites.values(), key=lambda w: w.since), "full")
 
     def hold(self, result: CleanResult, item: Any, fields: list[str]) -> bool:
@@ -199,6 +217,7 @@ class FirstPages:
     def _forget(self, waiting: _Waiting) -> None:
         if self._sites.pop(waiting.site, None) is not None:
             self._bytes -= waiting.size
+            self._active -= waiting.active_size
         self._results.pop(id(waiting.result), None)
 
     def _answer(self, waiting: _Waiting, again: CleanResult | None) -> None:
@@ -238,6 +257,9 @@ def first_pages_for(crawler: Crawler) -> FirstPages | None:
         and hasattr(engine.runner, "seen")
     ):
         refill = ItemFiller(config, crawler.stats).refill
-        pages = FirstPages(engine, config.first_page_wait, refill, crawler.stats, config.first_page_peers)
+        active = crawler.settings.getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE", 5_000_000) // 2
+        pages = FirstPages(
+            engine, config.first_page_wait, refill, crawler.stats, config.first_page_peers, limit_active=active
+        )
     _FIRST_PAGES[crawler] = pages
     return pages

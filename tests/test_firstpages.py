@@ -146,7 +146,10 @@ def test_a_first_page_is_let_go_with_its_first_cleaning_after_the_wait() -> None
     assert item["content"] == first.text
 
 
-@pytest.mark.parametrize("limits", [{"limit": 2}, {"limit_bytes": 2 * len(page(0)) + 1}])
+@pytest.mark.parametrize(
+    "limits",
+    [{"limit": 2}, {"limit_bytes": 2 * len(page(0)) + 1}, {"limit_active": 2 * 1024 + 1}],  # 1 kB a response at least
+)
 def test_past_the_limit_the_oldest_site_is_let_go_and_closing_lets_all_go(limits: dict[str, int]) -> None:
     engine, pages, clock = setup(**limits)
     items = []

@@ -59,6 +59,21 @@ def test_off_the_first_page_keeps_its_first_cleaning(site, tmp_path):
     assert not [key for key in crawl.stats if key.startswith("detemplate/first_page/")]
 
 
+def test_a_waiting_item_never_stalls_the_crawl_on_the_scrapers_active_size(site, tmp_path):
+    # A waiting item keeps its response in Scrapy's scraper; past SCRAPER_SLOT_MAX_ACTIVE_SIZE the
+    # engine downloads nothing more, so the next page could never come and the wait would end
+    # only at its timeout.  The first pages' responses are kept under half of that size.
+    _, base = site
+    alone, _ = _cleanings(base)
+    assert len(demosite.build_site()[FIRST].body) > 1000
+    settings = {**ADDON, "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 2000, "DETEMPLATE_FIRST_PAGE_WAIT": 5}
+    crawl = run_crawl(tmp_path, follow={"start": base + FIRST, "links": [[NEXT, {}]]}, settings=settings)
+    items = by_path(crawl.items)
+    assert set(items) == {FIRST, NEXT} and items[FIRST]["content"] == alone
+    assert crawl.stats["detemplate/first_page/kept/full"] == 1  # let go at once: no peer can come
+    assert not [key for key in crawl.stats if key.endswith("/timeout")]
+
+
 def test_a_site_of_one_page_lets_its_item_go_when_the_crawl_has_nothing_else_to_do(site, tmp_path):
     _, base = site
     alone, _ = _cleanings(base)
