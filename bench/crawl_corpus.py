@@ -234,6 +234,13 @@ def row(label: str, summary: Summary) -> str:
     )
 
 
+def first_page_stats(log: str) -> str:
+    """The crawl's ``detemplate/first_page/*`` stats, from its stats dump: how many first pages
+    waited, were cleaned again, and why the others were let go."""
+    found = dict(re.findall(r"'detemplate/first_page/([\w/]+)': (\d+)", log))
+    return ", ".join(f"{name} {count}" for name, count in sorted(found.items())) or "none (the wait is off)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -278,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'default' if args.wait is None else args.wait}. Site-macro P / R / F1 / template removed, with",
         f"{model}.",
         f"The crawl's log: {summary_line}",
+        f"Sites' first pages (stats detemplate/first_page/...): {first_page_stats(log)}",
     ]
     for name, pages in by_corpus.items():
         got = figures(pages, contents, config)

@@ -21,9 +21,10 @@ the second cleaning at once (it is in the request's meta by then).
 
 Nothing waits forever, nor stalls the crawl: a first page is let go after
 ``wait`` seconds, when more than :data:`LIMIT` sites wait, their pages pass
-:data:`LIMIT_BYTES` or the first pages' responses half of Scrapy's
-``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` (a waiting item keeps its response in the
-scraper, and past that size the engine downloads nothing more), when the
+:data:`LIMIT_BYTES` or the first pages' responses what Scrapy's
+``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` leaves them (a waiting item keeps its response
+in the scraper, and past that size the engine downloads nothing more; the
+add-on adds :data:`ACTIVE_ROOM` to it), when the
 crawl has nothing left to do but these items, and when it closes; it is then
 cleaned again with the pages of its site that came meanwhile, if any, else it
 keeps its first cleaning.
@@ -52,10 +53,22 @@ if TYPE_CHECKING:
 LIMIT = 32
 #: ... and their bodies and their peers' together at most this many bytes.
 LIMIT_BYTES = 64 * 1024 * 1024
-#: ... and the first pages' responses, which wait in Scrapy's scraper with their items, at most half
-#: of what the scraper holds before the engine stops downloading (``SCRAPER_SLOT_MAX_ACTIVE_SIZE``,
-#: counted as Scrapy counts it, at least 1 kB a response): a crawl never stalls on waiting items.
-LIMIT_ACTIVE = 5_000_000 // 2
+#: ... and the first pages' responses, which wait in Scrapy's scraper with their items, at most what
+#: the scraper holds before the engine stops downloading (``SCRAPER_SLOT_MAX_ACTIVE_SIZE``, counted
+#: as Scrapy counts it, at least 1 kB a response) less :data:`SCRAPER_FLOW`, and at most half of it
+#: (:func:`limit_active`): a crawl never stalls on waiting items.
+SCRAPER_FLOW = 5_000_000 // 2  # half of Scrapy's default SCRAPER_SLOT_MAX_ACTIVE_SIZE
+#: The room the add-on adds to ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` for them when the project does not set
+#: it: with Scrapy's 5 MB alone, half of it holds the first pages of 8 sites of 300 kB pages.
+ACTIVE_ROOM = 32 * 1024 * 1024
+
+
+def limit_active(max_active_size: int) -> int:
+    """How much the waiting first pages' responses may weigh in a scraper that holds ``max_active_size``."""
+    return max(max_active_size - SCRAPER_FLOW, max_active_size // 2)
+
+
+LIMIT_ACTIVE = limit_active(5_000_000)
 
 #: Why a first page was let go with its first cleaning (a fixed set: stats keys stay bounded).
 KEPT_REASONS = ("timeout", "full", "idle", "closed")
@@ -250,14 +263,9 @@ def first_pages_for(crawler: Crawler) -> FirstPages | None:
     engine = engine_for(crawler)
     config = engine.config
     pages = None
-    if (
-        config.first_page_wait > 0
-        and config.first_page_peers > 0
-        and not config.replace_body
-        and hasattr(engine.runner, "seen")
-    ):
+    if config.cleans_first_pages_again and hasattr(engine.runner, "seen"):
         refill = ItemFiller(config, crawler.stats).refill
-        active = crawler.settings.getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE", 5_000_000) // 2
+        active = limit_active(crawler.settings.getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE", 5_000_000))
         pages = FirstPages(
             engine, config.first_page_wait, refill, crawler.stats, config.first_page_peers, limit_active=active
         )

@@ -271,6 +271,18 @@ class DetemplateConfig:
         return self.html or bool(self.html_field) or self.replace_body
 
     @property
+    def cleans_first_pages_again(self) -> bool:
+        """Whether a site's first page is cleaned again beside its next pages (``DETEMPLATE_FIRST_PAGE_WAIT``):
+        the default method only, both settings above 0, and not when the body is replaced (the spider
+        has had it by then).  The pipeline must be on too, which only the crawl knows."""
+        return (
+            self.method == "combined"
+            and self.first_page_wait > 0
+            and self.first_page_peers > 0
+            and not self.replace_body
+        )
+
+    @property
     def renders_markdown(self) -> bool:
         """Whether results carry Markdown: asked for (``DETEMPLATE_MARKDOWN``) or an item field wants it."""
         return self.markdown or bool(self.markdown_field)

@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.crawler import Crawler, CrawlerProcess
@@ -68,6 +69,13 @@ class FollowSpider(scrapy.Spider):
 
     def parse(self, response, **kwargs):  # type: ignore[no-untyped-def]
         yield {"url": response.url, "status": response.status}
+
+
+def site_of_path(url: str) -> str:
+    """A site key for many sites on one test server: the host and the path's first segment
+    (``DETEMPLATE_SITE_KEY = "crawl_runner.site_of_path"``)."""
+    parts = urlsplit(url)
+    return f"{parts.netloc}/{parts.path.lstrip('/').split('/', 1)[0]}"
 
 
 def crawl_settings(out: Path, settings: dict[str, Any]) -> dict[str, Any]:

@@ -40,5 +40,7 @@ def test_a_crawl_of_corpus_pages_gets_what_the_harness_measures():
         assert crawl["f1"] >= harness["f1"] - 0.01, (name, crawl, harness)
         assert crawl["f1"] > keep["f1"], (name, crawl, keep)
         assert below_keep_all(got.crawl, got.keep_all) == [], name
+    # The two docs sites' first pages were cleaned again beside their next pages.
+    assert "revisited 2," in crawl_corpus.first_page_stats(log)
     # Links were followed too: the docs sites' pages link to pages the corpus lacks (404s).
     assert "downloader/response_status_count/404" in log

@@ -96,3 +96,50 @@ def test_without_the_pipeline_items_go_on_with_the_first_cleaning(site, tmp_path
     assert by_path(crawl.items)[FIRST]["content"] == alone
     assert crawl.stats["detemplate/first_page/revisited"] == 1  # cleaned again, but no item waited
     assert "detemplate/first_page/items_filled_again" not in crawl.stats
+
+
+SITES, PAGES_A_SITE, SCRIPT = 16, 4, 300_000  # 16 first pages of 300 kB: twice what Scrapy's 5 MB leaves them
+
+
+def _big_sites() -> dict[str, demosite.Page]:
+    """Sites of pages weighing what a shop's or a news site's do today (most of it script)."""
+    pages = {}
+    for s in range(SITES):
+        nav = "".join(f'<li><a href="/s{s}/p{j}.html">Section {j} of site {s}</a></li>' for j in range(8))
+        for p in range(PAGES_A_SITE):
+            story = "".join(
+                f"<p>Story {p} of site {s}, paragraph {k}: the council met on the {k + p}th and agreed "
+                f"on the budget for the {s + k} schools of the district after a long debate.</p>"
+                for k in range(12)
+            )
+            html = (
+                f"<html><head><title>Site {s} page {p}</title><script>var data = '{'x' * SCRIPT}';</script></head>"
+                f"<body><header><nav><ul>{nav}</ul></nav></header><main><h1>Page {p} of site {s}</h1>{story}</main>"
+                f"<footer><p>Copyright site {s}. All rights reserved. Contact us.</p></footer></body></html>"
+            )
+            path = f"/s{s}/p{p}.html"
+            pages[path] = demosite.Page(path, f"Site {s} page {p}", html.encode())
+    return pages
+
+
+def test_the_addon_makes_room_for_the_first_pages_of_many_sites_of_large_pages(tmp_path):
+    # A waiting item keeps its response in Scrapy's scraper.  With Scrapy's 5 MB the first pages'
+    # responses may weigh 2.5 MB, so the first pages of more than 8 sites of 300 kB pages could not
+    # all wait for their next pages; the add-on adds room for them (ACTIVE_ROOM).  Every site's
+    # first page comes first (start URLs in that order), then each site's next pages in turn.
+    server, base = demosite.serve(_big_sites())
+    try:
+        urls = [[f"{base}/s{s}/p{p}.html", {}] for p in range(PAGES_A_SITE) for s in range(SITES)]
+        settings = {**ADDON, "DETEMPLATE_SITE_KEY": "crawl_runner.site_of_path"}
+        crawl = run_crawl(tmp_path, urls=urls, settings=settings)
+        by_hand = {**settings, "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 5_000_000}  # the project's own: left as it is
+        kept = run_crawl(tmp_path / "by_hand", urls=urls, settings=by_hand)
+    finally:
+        server.shutdown()
+    assert len(crawl.items) == len(kept.items) == SITES * PAGES_A_SITE
+    assert crawl.stats["detemplate/first_page/waiting"] == SITES
+    assert crawl.stats["detemplate/first_page/revisited"] == SITES
+    assert crawl.stats["detemplate/first_page/items_filled_again"] == SITES
+    assert not [key for key in crawl.stats if "/early/" in key or "/kept/" in key]
+    # With Scrapy's 5 MB, first pages are let go before a next page of their site came.
+    assert kept.stats["detemplate/first_page/kept/full"] >= SITES // 4
