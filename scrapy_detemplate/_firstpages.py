@@ -24,7 +24,8 @@ Nothing waits forever, nor stalls the crawl: a first page is let go after
 :data:`LIMIT_BYTES` or the first pages' responses what Scrapy's
 ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` leaves them (a waiting item keeps its response
 in the scraper, and past that size the engine downloads nothing more; the
-add-on adds :data:`ACTIVE_ROOM` to it), when the
+add-on adds :data:`ACTIVE_ROOM` to it; past these bounds a first page whose site
+has no request on its way goes first, then the oldest), when the
 crawl has nothing left to do but these items, and when it closes; it is then
 cleaned again with the pages of its site that came meanwhile, if any, else it
 keeps its first cleaning.
@@ -33,11 +34,14 @@ keeps its first cleaning.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
+from scrapy import signals
 from twisted.internet.defer import Deferred
 
 from scrapy_detemplate._crawler import META_KEY, engine_for, logger
@@ -135,6 +139,11 @@ class FirstPages:
         self._sites: dict[str, _Waiting] = {}
         self._results: dict[int, _Waiting] = {}  # by id() of the first cleaning (held in _Waiting)
         self._items: dict[int, _Waiting] = {}  # by id() of a waiting item (held in _Waiting)
+        # Requests on their way (scheduled, no response yet), by site: a count backed by a weak
+        # reference to each request, so that one that never comes back (redirected, retried, dropped
+        # by another middleware, kept on disk by JOBDIR) stops counting once Scrapy lets it go.
+        self._pending: dict[str, int] = {}
+        self._on_way: dict[int, tuple[weakref.ref[Request], str]] = {}
 
     @property
     def waiting(self) -> int:
@@ -175,7 +184,44 @@ class FirstPages:
         while self._sites and (
             len(self._sites) > self.limit or self._bytes > self.limit_bytes or self._active > self.limit_active
         ):
-            self.let_go(min(self._sites.values(), key=lambda w: w.since), "full")
+            self.let_go(min(self._sites.values(), key=self._keep_longer), "full")
+
+    def _keep_longer(self, waiting: _Waiting) -> tuple[bool, float]:
+        """Which first page goes first when too many wait: one whose site has no request scheduled
+        (no next page is on its way: a site of one page, as most of a crawl of many sites' are),
+        the oldest first; only then one whose next pages are on their way."""
+        return self._pending.get(waiting.site, 0) > 0, waiting.since
+
+    def scheduled(self, request: Request) -> None:
+        """``request`` went into Scrapy's scheduler (signal ``request_scheduled``): a page of its site is
+        on its way until :meth:`arrived`, or until Scrapy lets the request go."""
+        key = id(request)
+        if key in self._on_way:
+            return
+        site = self.engine.config.site_key(request.url)
+        self._on_way[key] = (weakref.ref(request, partial(self._let_go_of, key)), site)
+        self._pending[site] = self._pending.get(site, 0) + 1
+
+    def arrived(self, request: Request) -> None:
+        """``request``'s response (or failure) came, or the scheduler refused it (``request_dropped``)."""
+        self._gone(id(request))
+
+    def _let_go_of(self, key: int, _: weakref.ref[Request]) -> None:
+        self._gone(key)  # Scrapy let the request go without a response (redirected, retried, dropped)
+
+    def _gone(self, key: int) -> None:
+        entry = self._on_way.pop(key, None)
+        if entry is None:
+            return
+        left = self._pending.get(entry[1], 0) - 1
+        if left > 0:
+            self._pending[entry[1]] = left
+        else:
+            self._pending.pop(entry[1], None)
+
+    def pending(self, site: str) -> int:
+        """Requests of ``site`` on their way: scheduled, no response yet."""
+        return self._pending.get(site, 0)
 
     def hold(self, result: CleanResult, item: Any, fields: list[str]) -> bool:
         """Whether ``item``, filled from ``result`` (its ``fields``), waits for its page's second cleaning."""
@@ -269,5 +315,21 @@ def first_pages_for(crawler: Crawler) -> FirstPages | None:
         pages = FirstPages(
             engine, config.first_page_wait, refill, crawler.stats, config.first_page_peers, limit_active=active
         )
+        # Which sites have next pages on their way: requests scheduled, until their response comes
+        # (the downloader middleware tells :meth:`FirstPages.arrived`) or the scheduler refuses them.
+        crawler.signals.connect(_hint(pages.scheduled), signal=signals.request_scheduled, weak=False)
+        crawler.signals.connect(_hint(pages.arrived), signal=signals.request_dropped, weak=False)
     _FIRST_PAGES[crawler] = pages
     return pages
+
+
+def _hint(count: Callable[[Request], None]) -> Callable[..., None]:
+    """A signal handler that counts a request; never raises (a hint, not a result)."""
+
+    def handler(request: Request, **kwargs: Any) -> None:
+        try:
+            count(request)
+        except Exception:
+            logger.debug("detemplate: could not count %s", request.url, exc_info=True)
+
+    return handler

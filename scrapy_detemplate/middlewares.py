@@ -230,6 +230,8 @@ class DetemplateDownloaderMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response | Coroutine[Any, Any, Response]:
+        if self.first_pages is not None:
+            self._arrived(request)
         # A spider that copies meta into a new request (meta={**response.meta, ...})
         # copies the earlier page's result too: it never belongs to this response.
         request.meta.pop(META_KEY, None)
@@ -261,6 +263,19 @@ class DetemplateDownloaderMiddleware:
             logger.error("detemplate: failed on %s; response passed on unchanged", response.url, exc_info=True)
             self._inc("detemplate/error")
         return response
+
+    def process_exception(self, request: Request, exception: BaseException, spider: Spider | None = None) -> None:
+        if self.first_pages is not None:
+            self._arrived(request)
+
+    def _arrived(self, request: Request) -> None:
+        """The request is no longer on its way (for the first pages' wait: which first page goes first
+        when too many wait); a hint only, the request goes on whatever happens."""
+        assert self.first_pages is not None
+        try:
+            self.first_pages.arrived(request)
+        except Exception:
+            logger.debug("detemplate: could not count %s", request.url, exc_info=True)
 
     def _peer(self, site: str, request: Request, source: Any, result: CleanResult, first: bool) -> None:
         assert self.first_pages is not None

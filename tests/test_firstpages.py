@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -162,6 +163,41 @@ def test_past_the_limit_the_oldest_site_is_let_go_and_closing_lets_all_go(limits
     assert pages.waiting == 2 and [fired(d) for d in items] == [True, False, False]
     pages.let_all_go("closed")
     assert pages.waiting == 0 and all(fired(d) for d in items)
+
+
+def test_past_the_limit_a_site_with_no_next_page_on_its_way_goes_before_older_ones() -> None:
+    engine, pages, clock = setup(limit=2)
+    on_way = Request("http://a.com/2")
+    pages.scheduled(on_way)  # a.com's next page is in the scheduler
+    items = {}
+    for n, host in enumerate(("a.com", "b.com", "c.com")):
+        clock.now = n
+        _, first = clean(engine, pages, f"http://{host}/1", page(n))
+        item = {"content": first.text}
+        pages.hold(first, item, ["content"])
+        items[host] = pages.waiter(item)
+    # b.com went, not a.com, the oldest: a.com's next page is on its way.
+    assert pages.waiting == 2 and [fired(d) for d in items.values()] == [False, True, False]
+    pages.arrived(on_way)  # its response came: a.com has nothing more on its way
+    _, first = clean(engine, pages, "http://d.com/1", page(3))
+    assert pages.waiting == 2 and fired(items["a.com"]) and not fired(items["c.com"])
+    pages.let_all_go("closed")
+
+
+def test_requests_count_as_on_their_way_until_their_response_or_until_scrapy_lets_them_go() -> None:
+    _, pages, _ = setup()
+    first, second = Request("http://a.com/1"), Request("http://a.com/2")
+    pages.scheduled(first)
+    pages.scheduled(first)  # the same request twice (a signal sent again) counts once
+    pages.scheduled(second)
+    pages.scheduled(Request("http://b.com/1"))  # nothing keeps it: let go at once, never counted after
+    assert pages.pending("a.com") == 2 and pages.pending("b.com") == 0
+    pages.arrived(first)
+    pages.arrived(first)  # twice: still once
+    assert pages.pending("a.com") == 1
+    del second  # redirected, retried, dropped by another middleware: Scrapy lets it go
+    gc.collect()
+    assert pages.pending("a.com") == 0 and not pages._on_way and not pages._pending
 
 
 def test_a_refill_that_fails_still_lets_the_item_go() -> None:

@@ -303,10 +303,15 @@ def test_first_pages_let_every_item_go_once_within_the_wait_whatever_the_pages(e
     pages = FirstPages(engine, wait, refill, peers=peers, limit=2, limit_bytes=4000, clock=lambda: clock[0])
     pages.awaited = True
     held: list[tuple[dict[str, Any], Any, float]] = []  # item, its Deferred, when it began to wait
+    queued: list[Any] = []  # requests on their way: which first page goes first past the limit
     for site, path, body, head, yields, seconds in events:
         clock[0] += seconds
         pages.expire()
         url = f"http://site{site}.example/{path}"
+        queued.append(Request(f"http://site{(site + path) % 4}.example/next"))
+        pages.scheduled(queued[-1])
+        if not yields and queued:
+            pages.arrived(queued.pop(0))
         key = engine.config.site_key(url)
         first = pages.first(key)
         request = Request(url)

@@ -4,7 +4,8 @@
 
 With ``start_url`` it runs the example project's spider (follows every link);
 with ``urls`` it fetches exactly those and yields one item per response with a
-digest of the body the spider saw; with ``follow`` (``{"start": url, "links":
+digest of the body the spider saw (and requests ``meta["then"]``'s ``[url, priority]``
+after it); with ``follow`` (``{"start": url, "links":
 [[url, meta], ...]}``) it fetches ``start``, then, from its callback, each link
 with a copy of the start response's meta updated with that link's meta, as
 spiders commonly do, and yields one item per response.  Items go to ``DIR/items.jsonl`` through a
@@ -48,6 +49,8 @@ class ListSpider(scrapy.Spider):
             "result_status": getattr(response.meta.get("detemplate"), "status", None),
             "result_reason": getattr(response.meta.get("detemplate"), "reason", None),
         }
+        for url, priority in response.meta.get("then", []):  # links found on the page, in the scheduler's order
+            yield scrapy.Request(url, priority=priority, dont_filter=True)
 
 
 class FollowSpider(scrapy.Spider):

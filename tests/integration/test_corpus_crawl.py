@@ -8,6 +8,7 @@ against the gold next to the harness's engine (manifest order) and keeping every
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -40,7 +41,8 @@ def test_a_crawl_of_corpus_pages_gets_what_the_harness_measures():
         assert crawl["f1"] >= harness["f1"] - 0.01, (name, crawl, harness)
         assert crawl["f1"] > keep["f1"], (name, crawl, keep)
         assert below_keep_all(got.crawl, got.keep_all) == [], name
-    # The two docs sites' first pages were cleaned again beside their next pages.
-    assert "revisited 2," in crawl_corpus.first_page_stats(log)
+    # First pages were cleaned again beside their next pages (the two docs sites' at least).
+    revisited = re.search(r"revisited (\d+)", crawl_corpus.first_page_stats(log))
+    assert revisited is not None and int(revisited.group(1)) >= 2, crawl_corpus.first_page_stats(log)
     # Links were followed too: the docs sites' pages link to pages the corpus lacks (404s).
     assert "downloader/response_status_count/404" in log

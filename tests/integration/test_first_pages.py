@@ -143,3 +143,41 @@ def test_the_addon_makes_room_for_the_first_pages_of_many_sites_of_large_pages(t
     assert not [key for key in crawl.stats if "/early/" in key or "/kept/" in key]
     # With Scrapy's 5 MB, first pages are let go before a next page of their site came.
     assert kept.stats["detemplate/first_page/kept/full"] >= SITES // 4
+
+
+def _small_site(name: str, pages: int) -> dict[str, demosite.Page]:
+    out = {}
+    nav = "".join(f'<li><a href="/{name}/p{j}.html">Part {j} of {name}</a></li>' for j in range(6))
+    for p in range(pages):
+        story = "".join(f"<p>{name} page {p}, paragraph {k}: the committee reported on item {k * 7 + p}.</p>"
+                        for k in range(6))  # fmt: skip
+        html = (f"<html><head><title>{name} {p}</title></head><body><nav><ul>{nav}</ul></nav>"
+                f"<main><h1>{name} page {p}</h1>{story}</main><footer>Copyright {name}.</footer>"
+                "</body></html>")  # fmt: skip
+        path = f"/{name}/p{p}.html"
+        out[path] = demosite.Page(path, f"{name} {p}", html.encode())
+    return out
+
+
+def test_when_too_many_first_pages_wait_those_whose_next_pages_are_on_their_way_wait_longest(tmp_path):
+    # A site of four pages, then 40 sites of one page, then the site's next pages (its first page links
+    # to all, its own pages behind the others in Scrapy's scheduler, as in a crawl of many sites): more than the
+    # 32 sites that may wait come between its first page and its next ones.  The sites of one page
+    # have no request left in the scheduler once fetched: they go first, and the site of four pages
+    # is cleaned again beside its next pages (before, the oldest went first: it).
+    pages = _small_site("big", 4)
+    for n in range(40):
+        pages.update(_small_site(f"one{n}", 1))
+    server, base = demosite.serve(pages)
+    try:
+        links = [[f"{base}/one{n}/p0.html", 0] for n in range(40)] + [[f"{base}/big/p{p}.html", -1] for p in (1, 2, 3)]
+        urls = [[f"{base}/big/p0.html", {"then": links}]]
+        settings = {**ADDON, "DETEMPLATE_SITE_KEY": "crawl_runner.site_of_path"}
+        crawl = run_crawl(tmp_path, urls=urls, settings=settings)
+    finally:
+        server.shutdown()
+    assert len(crawl.items) == 44
+    assert crawl.stats["detemplate/first_page/waiting"] == 41
+    assert crawl.stats["detemplate/first_page/revisited"] == 1  # the site of four pages, beside its three
+    assert crawl.stats["detemplate/first_page/items_filled_again"] == 1
+    assert crawl.stats["detemplate/first_page/kept/full"] + crawl.stats.get("detemplate/first_page/kept/idle", 0) == 40
