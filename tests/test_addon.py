@@ -14,9 +14,10 @@ def components(settings: dict) -> dict:
     crawler._apply_settings()
     keys = ("DOWNLOADER_MIDDLEWARES", "SPIDER_MIDDLEWARES", "ITEM_PIPELINES", *DEFAULT_SETTINGS)
     return {
-        key: crawler.settings.get(key) if key.startswith("DETEMPLATE") else crawler.settings.getdict(key)
-        for key in keys
-    }
+        "SCRAPER_SLOT_MAX_ACTIVE_SIZE": crawler.settings.getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE"),
+        **{key: crawler.settings.get(key) if key.startswith("DETEMPLATE") else crawler.settings.getdict(key)
+           for key in keys},
+    }  # fmt: skip
 
 
 def test_the_addon_equals_configuring_everything_by_hand():
@@ -24,6 +25,7 @@ def test_the_addon_equals_configuring_everything_by_hand():
         "DOWNLOADER_MIDDLEWARES": {DetemplateDownloaderMiddleware: 540},
         "SPIDER_MIDDLEWARES": {DetemplateSpiderMiddleware: 550},
         "ITEM_PIPELINES": {DetemplatePipeline: 100},
+        "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 5_000_000 + 32 * 1024 * 1024,  # as README says
         **DEFAULT_SETTINGS,
     }
     assert components({"ADDONS": {Addon: 0}}) == components(by_hand)
