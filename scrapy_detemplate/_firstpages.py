@@ -187,9 +187,9 @@ class FirstPages:
             self.let_go(min(self._sites.values(), key=self._keep_longer), "full")
 
     def _keep_longer(self, waiting: _Waiting) -> tuple[bool, float]:
-        """Which first page goes first when too many wait: one whose site has no request scheduled
-        (no next page is on its way: a site of one page, as most of a crawl of many sites' are),
-        the oldest first; only then one whose next pages are on their way."""
+        """Which first page goes first when too many wait: one whose site has no request on its way
+        (:meth:`pending`: no next page is coming, as on a site of one page), the oldest first; only
+        then one whose next pages are on their way, the oldest first."""
         return self._pending.get(waiting.site, 0) > 0, waiting.since
 
     def scheduled(self, request: Request) -> None:
