@@ -190,26 +190,27 @@ class FirstPages:
         """Which first page goes first when too many wait: one whose site has no request on its way
         (:meth:`pending`: no next page is coming, as on a site of one page), the oldest first; only
         then one whose next pages are on their way, the oldest first."""
-        return self._pending.get(waiting.site, 0) > 0, waiting.since
+        return self.pending(waiting.site) > 0, waiting.since
 
     def scheduled(self, request: Request) -> None:
         """``request`` went into Scrapy's scheduler (signal ``request_scheduled``): a page of its site is
-        on its way until :meth:`arrived`, or until Scrapy lets the request go."""
+        on its way until :meth:`arrived`, or until Scrapy lets the request go (its weak reference's
+        callback).  A hint, not a result: never raises."""
         key = id(request)
         if key in self._on_way:
             return
-        site = self.engine.config.site_key(request.url)
-        self._on_way[key] = (weakref.ref(request, partial(self._let_go_of, key)), site)
+        try:
+            site = self.engine.config.site_key(request.url)
+        except Exception:  # the page's own cleaning reports a broken site key
+            return
+        self._on_way[key] = (weakref.ref(request, partial(self._gone, key)), site)
         self._pending[site] = self._pending.get(site, 0) + 1
 
     def arrived(self, request: Request) -> None:
         """``request``'s response (or failure) came, or the scheduler refused it (``request_dropped``)."""
         self._gone(id(request))
 
-    def _let_go_of(self, key: int, _: weakref.ref[Request]) -> None:
-        self._gone(key)  # Scrapy let the request go without a response (redirected, retried, dropped)
-
-    def _gone(self, key: int) -> None:
+    def _gone(self, key: int, _: weakref.ref[Request] | None = None) -> None:
         entry = self._on_way.pop(key, None)
         if entry is None:
             return
@@ -317,19 +318,7 @@ def first_pages_for(crawler: Crawler) -> FirstPages | None:
         )
         # Which sites have next pages on their way: requests scheduled, until their response comes
         # (the downloader middleware tells :meth:`FirstPages.arrived`) or the scheduler refuses them.
-        crawler.signals.connect(_hint(pages.scheduled), signal=signals.request_scheduled, weak=False)
-        crawler.signals.connect(_hint(pages.arrived), signal=signals.request_dropped, weak=False)
+        crawler.signals.connect(pages.scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(pages.arrived, signal=signals.request_dropped)
     _FIRST_PAGES[crawler] = pages
     return pages
-
-
-def _hint(count: Callable[[Request], None]) -> Callable[..., None]:
-    """A signal handler that counts a request; never raises (a hint, not a result)."""
-
-    def handler(request: Request, **kwargs: Any) -> None:
-        try:
-            count(request)
-        except Exception:
-            logger.debug("detemplate: could not count %s", request.url, exc_info=True)
-
-    return handler

@@ -230,8 +230,8 @@ class DetemplateDownloaderMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Spider | None = None
     ) -> Response | Coroutine[Any, Any, Response]:
-        if self.first_pages is not None:
-            self._arrived(request)
+        if self.first_pages is not None:  # no longer on its way (which first page goes first when too many wait)
+            self.first_pages.arrived(request)
         # A spider that copies meta into a new request (meta={**response.meta, ...})
         # copies the earlier page's result too: it never belongs to this response.
         request.meta.pop(META_KEY, None)
@@ -265,17 +265,8 @@ class DetemplateDownloaderMiddleware:
         return response
 
     def process_exception(self, request: Request, exception: BaseException, spider: Spider | None = None) -> None:
-        if self.first_pages is not None:
-            self._arrived(request)
-
-    def _arrived(self, request: Request) -> None:
-        """The request is no longer on its way (for the first pages' wait: which first page goes first
-        when too many wait); a hint only, the request goes on whatever happens."""
-        assert self.first_pages is not None
-        try:
+        if self.first_pages is not None:  # no longer on its way; the exception goes on
             self.first_pages.arrived(request)
-        except Exception:
-            logger.debug("detemplate: could not count %s", request.url, exc_info=True)
 
     def _peer(self, site: str, request: Request, source: Any, result: CleanResult, first: bool) -> None:
         assert self.first_pages is not None
