@@ -9,6 +9,7 @@ probabilities (bit-identical floats).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 import random
@@ -490,6 +491,12 @@ def test_the_site_columns_are_the_site_rows(
     assert all(row[:2] == [0.0, 0.0] and row[7] == 0.0 for row in rows.tolist())
 
 
+@functools.cache
+def _shipped_forest() -> Forest:
+    """The shipped model, read once: reading it for each of 150 examples took 20 s of the suite."""
+    return load_forest()
+
+
 #: Values the rules of ``combined.decide`` compare against (and some around them).
 RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29, 0.3, 0.9, 0.95, math.nan,
                                math.log1p(3), math.log1p(3) / 4, 0.4, 3.0, math.log1p(10)])  # fmt: skip
@@ -506,7 +513,7 @@ RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29,
 def test_the_compiled_decision_is_decide_on_the_same_rows(
     rules: list[list[float]], thresholds: list[float], seed: int, site_df: float
 ) -> None:
-    model = load_forest()
+    model = _shipped_forest()
     scorer = model.scorer()
     compiled_scorer: Any = getattr(scorer, "__self__", None)
     rng = random.Random(seed)
