@@ -36,7 +36,7 @@ from scrapy_detemplate.evaluation import (
     parse_cost,
     plot,
     read_manifest,
-    run_method,
+    run_methods,
     run_peer,
 )
 from scrapy_detemplate.peers import PEERS, load_peer
@@ -291,9 +291,8 @@ def evaluate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         pages = list(read_manifest(manifest))
         corpus = Path(manifest).name.split(".")[0]
         floor = parse_cost(pages)
-        runs: list[tuple[str, Summary]] = []
-        for method in methods:
-            runs.append((method, run_method(_config(method, args.set), pages)))
+        summaries = run_methods([_config(method, args.set) for method in methods], pages)
+        runs: list[tuple[str, Summary]] = list(zip(methods, summaries, strict=True))
         for peer in peers:
             runs.append((f"peer:{peer}", run_peer(load_peer(peer), pages)))
         entry: dict[str, Any] = {"pages": len(pages), "sites": len({p.site for p in pages})}

@@ -15,7 +15,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean, median
@@ -52,7 +52,11 @@ class PageScore:
 
 def score_page(extracted: str, gold: str, visible: str, seconds: float = 0.0) -> PageScore:
     """Score one page: E = extracted, G = gold, V = visible page text."""
-    e, g, v = bag(extracted), bag(gold), bag(visible)
+    return score_bags(bag(extracted), bag(gold), bag(visible), seconds)
+
+
+def score_bags(e: Counter[str], g: Counter[str], v: Counter[str], seconds: float = 0.0) -> PageScore:
+    """:func:`score_page` of the texts' bags (a page's gold and visible bags serve every method)."""
     e_total, g_total = e.total(), g.total()
     if e_total == 0 and g_total == 0:
         p = r = f1 = 1.0
@@ -230,17 +234,25 @@ def first_sites(pages: Iterable[CorpusPage], count: int) -> list[CorpusPage]:
 
 def run_method(config: DetemplateConfig, pages: Iterable[CorpusPage]) -> Summary:
     """One engine over the pages in crawl order, each scored as it comes out."""
+    return run_methods([config], pages)[0]
+
+
+def run_methods(configs: Sequence[DetemplateConfig], pages: Iterable[CorpusPage]) -> list[Summary]:
+    """One engine per config, each over the pages in crawl order: every page goes through each engine
+    in turn (the engines share nothing, so each sees what :func:`run_method` shows it) and is read,
+    and its gold and visible text counted, once for all of them."""
     from scrapy_detemplate.engine import Detemplater
 
-    engine = Detemplater(config)
-    summary = Summary()
+    engines = [Detemplater(config) for config in configs]
+    summaries = [Summary() for _ in configs]
     for page in pages:
-        start = time.perf_counter()
-        result = engine.process(page.url, page.body)
-        seconds = time.perf_counter() - start
-        text = scored_text(result, page)
-        summary.add(page.site, score_page(text, page.gold, page.visible_text(), seconds), page.kind)
-    return summary
+        gold, visible = bag(page.gold), bag(page.visible_text())
+        for engine, summary in zip(engines, summaries, strict=True):
+            start = time.perf_counter()
+            result = engine.process(page.url, page.body)
+            seconds = time.perf_counter() - start
+            summary.add(page.site, score_bags(bag(scored_text(result, page)), gold, visible, seconds), page.kind)
+    return summaries
 
 
 def run_peer(extract: Callable[[str], str], pages: Iterable[CorpusPage]) -> Summary:
