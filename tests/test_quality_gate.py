@@ -1,44 +1,41 @@
 """The evaluation gate: every method's quality on the dev corpus against recorded floors.
 
 Runs when ``../shared/corpus`` is present (CI has it).  Floors live in
-``tests/quality_floors.json``; lowering one is a reviewed edit of that file.
+``tests/quality_floors.json``; lowering one is a reviewed edit of that file.  The corpora are measured
+in two background processes from the start of the session (``tests/gate_runner.py``, started by
+``tests/conftest.py``, which runs the gate's test last).
 """
 
 from __future__ import annotations
 
-import json
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-
+import gate_runner
 import pytest
+from gate_runner import CORPUS, FLOORS, Measuring, measure, shares
 
-from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.evaluation import GATED, gate, read_manifest, run_methods
+from scrapy_detemplate.evaluation import gate
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-FLOORS = json.loads((Path(__file__).with_name("quality_floors.json")).read_text())
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not beside the checkout")
-
-
-def measure(corpus: str, methods: list[str], settings: dict | None = None) -> dict[str, dict[str, float]]:
-    """Each method's gated figures on the corpus: the pages read once for all of them."""
-    configs = [DetemplateConfig(method=method, **(settings or {})) for method in methods]
-    summaries = run_methods(configs, read_manifest(CORPUS / f"{corpus}.manifest.jsonl"))
-    return {method: {k: s.macro()[k] for k in GATED} for method, s in zip(methods, summaries, strict=True)}
-
-
-#: Seconds each corpus's methods took alone (one run, 2026-11-29): the longest corpus goes first, so that
-#: the other worker takes the rest. A corpus not listed goes first.
-SECONDS = {"wcxb-dev": 139, "c2f": 78, "docs": 49, "dragnet10": 30}
 
 
 @needs_corpus
 def test_no_method_falls_below_its_floor():
-    corpora = sorted(FLOORS, key=lambda corpus: -SECONDS.get(corpus, 1000))
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        measured = pool.map(measure, corpora, [list(FLOORS[corpus]) for corpus in corpora])
-        scores = dict(zip(corpora, measured, strict=True))
-    assert gate(scores, FLOORS) == []
+    assert gate(gate_runner.scores(), FLOORS) == []
+
+
+def test_the_corpora_are_shared_out_longest_first_to_the_least_loaded():
+    assert shares(["c2f", "docs", "dragnet10", "wcxb-dev"]) == [["wcxb-dev"], ["c2f", "docs", "dragnet10"]]
+    assert shares(["c2f", "docs", "dragnet10", "wcxb-dev"], workers=3) == [["wcxb-dev"], ["c2f"], ["docs", "dragnet10"]]
+    assert shares(["c2f", "new"]) == [["new"], ["c2f"]]
+    assert shares(["c2f"]) == [["c2f"]]
+
+
+def test_a_process_that_fails_fails_the_gate_with_its_error():
+    measuring = Measuring([["no-such-corpus"]])
+    try:
+        with pytest.raises(RuntimeError, match=r"(?s)no-such-corpus ended with exit status 1:.*KeyError"):
+            measuring.scores()
+    finally:
+        measuring.stop()
 
 
 @needs_corpus
