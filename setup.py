@@ -12,6 +12,7 @@ sdist or reading its metadata never needs it.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -27,7 +28,15 @@ EXTENSIONS = [
 
 
 class OptionalBuildExt(build_ext):
-    """``build_ext`` that cythonizes at build time and reports a failed build, then goes on."""
+    """``build_ext`` that cythonizes at build time and reports a failed build, then goes on.
+
+    The C files are compiled side by side, one per CPU, unless ``--parallel`` says otherwise (six
+    files of 1-2 MB of C: 65 s one after the other on two cores, about half of that side by side)."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
     def run(self) -> None:
         try:
