@@ -1,7 +1,7 @@
 """The evaluation gate's measuring, in two background processes while the rest of the suite runs.
 
 ``tests/conftest.py`` calls :func:`start` once the gate's test is collected and moves that test to the
-end of the run: the corpora are measured meanwhile (about 300 s of work, half of the suite's) and the
+end of the run: the corpora are measured meanwhile (about 300 s of work for one core) and the
 test only waits for what is left.  Each process is this file run as a script on some of the corpora; it
 prints ``{corpus: {method: {figure: value}}}`` as JSON.  A process that fails or dies fails the gate's
 test with its exit status and the end of its error output; :func:`stop` kills what is still running
