@@ -31,7 +31,8 @@ class OptionalBuildExt(build_ext):
     """``build_ext`` that cythonizes at build time and reports a failed build, then goes on.
 
     The C files are compiled side by side, one per CPU, unless ``--parallel`` says otherwise (six
-    files of 1-2 MB of C: 65 s one after the other on two cores, about half of that side by side)."""
+    files of 1-2 MB of C: ``pip install -e .[test]`` in an existing venv took 85 s with them compiled
+    one after the other, 50 s side by side, on two cores)."""
 
     def finalize_options(self) -> None:
         super().finalize_options()

@@ -8,9 +8,8 @@ in two background processes from the start of the session (``tests/gate_runner.p
 
 from __future__ import annotations
 
-import gate_runner
 import pytest
-from gate_runner import CORPUS, FLOORS, Measuring, measure, shares
+from gate_runner import CORPUS, FLOORS, Measuring, measure, scores, shares
 
 from scrapy_detemplate.evaluation import gate
 
@@ -19,7 +18,7 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus 
 
 @needs_corpus
 def test_no_method_falls_below_its_floor():
-    assert gate(gate_runner.scores(), FLOORS) == []
+    assert gate(scores(), FLOORS) == []
 
 
 def test_the_corpora_are_shared_out_longest_first_to_the_least_loaded():
