@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import scrapy
+from scrapy import signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.http import Response
 from scrapy_redis.spiders import RedisSpider
@@ -33,16 +34,34 @@ class SiteWorker(RedisSpider):
     name = "site"
     redis_key = "site:start_urls"
 
-    def __init__(self, worker: str = "", follow: bool = True, **kwargs: Any) -> None:
+    def __init__(self, worker: str = "", follow: bool = True, taken: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.worker = worker
         self.follow = follow
+        self.taken = taken
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteWorker:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.reached_downloader, signal=signals.request_reached_downloader)
+        return spider
+
+    def took(self, url: str) -> None:
+        """A URL this worker took from Redis (a start URL from the list, a request from the shared queue
+        that reached its downloader): written at once, so a worker killed right after has said so."""
+        if self.taken:
+            with open(self.taken, "a", encoding="utf-8") as out:
+                out.write(url + "\n")
+
+    def reached_downloader(self, request: scrapy.Request) -> None:
+        self.took(request.url)
 
     def make_request_from_data(self, data: bytes) -> scrapy.Request:
         # scrapy-redis' own makes start requests with dont_filter=True: following links, a start URL would
         # be fetched again when a page links to it, so they are filtered then, and every URL is fetched once
         # across the workers.  A URL-list crawl keeps them unfiltered: a URL fed again is fetched again.
         url = json.loads(data)["url"]
+        self.took(url)
         return scrapy.Request(url, callback=self.parse, dont_filter=not self.follow)
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
@@ -82,7 +101,7 @@ def main() -> None:
     out = Path(job["out"])
     process = CrawlerProcess(worker_settings(job))
     crawler = process.create_crawler(SiteWorker)
-    process.crawl(crawler, worker=job["name"], follow=job.get("follow", True))
+    process.crawl(crawler, worker=job["name"], follow=job.get("follow", True), taken=str(out / "taken.txt"))
     process.start()
     write_stats(crawler, out)
 
