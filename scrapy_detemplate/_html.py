@@ -145,9 +145,16 @@ def keep_content_after_early_end(html: str) -> str:
 
 
 def parse_html(html: str) -> etree._Element | None:
-    """Parse with recovery; ``None`` when there is no document at all."""
+    """Parse with recovery; ``None`` when there is no document at all.
+
+    A NUL character is read as U+FFFD, as libxml2 2.14 (lxml 6.1) reads it; the libxml2 of
+    the oldest lxml supported (5.0) ended the document there, so one stray NUL near the
+    top of a page lost all of it (``scripts/check_min_versions.sh``).
+    """
     if not html or html.isspace():  # as strip() would say, without copying the page
         return None
+    if "\x00" in html:
+        html = html.replace("\x00", "\ufffd")
     try:
         html = _XML_DECL.sub("", html, count=1)
         return etree.fromstring(keep_content_after_early_end(html), _PARSER)
