@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The lowest supported versions: install the package with constraints-min.txt (every declared floor
-# pinned) into a fresh venv of the oldest supported Python, then run the tests that drive Scrapy
-# (real crawls on 127.0.0.1, the components, the add-on, the engine). Not part of CI (a few minutes):
+# The lowest supported versions: install the package and its test extra with constraints-min.txt
+# (every declared floor pinned) into a fresh venv of the oldest supported Python, then run the whole
+# test suite but the quality gate: its floors are the figures measured with the newest versions
+# (at the lowest ones, the last run: every floor held but one, the template the default removes on
+# c2f, 0.976 against 0.980). Not part of CI (8 to 13 minutes on two cores):
 #
 #   PYTHON=python3.10 bash scripts/check_min_versions.sh [CONSTRAINTS]
 set -euo pipefail
@@ -13,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT
 "$PYTHON" -m venv "$TMP/venv"
 _pip() { "$TMP/venv/bin/python" -m pip --disable-pip-version-check "$@" 2>&1 | { grep -v "^WARNING: Location" || true; }; }
 _pip install --quiet --upgrade pip
-_pip install --quiet -c "$CONSTRAINTS" ".[redis]" "pytest>=8" "hypothesis>=6.100"
+_pip install --quiet -c "$CONSTRAINTS" ".[redis,test]"
 "$TMP/venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null \
   | grep -i -E "^(scrapy|twisted|lxml|rapidfuzz|w3lib|itemadapter|parsel|redis) " || true
 "$TMP/venv/bin/python" --version
@@ -21,5 +23,4 @@ _pip install --quiet -c "$CONSTRAINTS" ".[redis]" "pytest>=8" "hypothesis>=6.100
 # Scrapy 2.13's get_crawler needs an installed reactor: scripts/_reactor_plugin.py installs one first.
 PYTHONPATH="$(pwd)/scripts" "$TMP/venv/bin/pytest" -q -p no:cacheprovider -p _reactor_plugin \
   -o addopts="-ra --import-mode=importlib" \
-  tests/test_components.py tests/test_addon.py tests/test_engine.py tests/test_config.py \
-  tests/integration/test_crawl.py tests/integration/test_bad_input.py tests/integration/test_redis.py
+  --ignore=tests/test_quality_gate.py tests

@@ -138,7 +138,6 @@ def test_hold_must_stay_below_the_crawl_concurrency() -> None:
 
 def middleware(limit: int, max_pages: int) -> tuple[DetemplateDownloaderMiddleware, Clock, Any]:
     crawler = get_crawler()  # for its stats
-    crawler.stats.open_spider()
     det = Detemplater(DetemplateConfig(method="rtdm", rtdm_max_pages=max_pages, rtdm_meanwhile="none"))
     mw = DetemplateDownloaderMiddleware(det, crawler.stats)
     clock = Clock()
