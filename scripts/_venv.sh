@@ -61,8 +61,10 @@ if [ -f "$STAMP" ] && [ "$(head -n1 "$STAMP")" = "$INPUTS" ] && _this_build_load
   if [ -n "$MISSING" ]; then
     echo "== the package is installed from this tree already; installing the extras' requirements: $MISSING"
     REQUIREMENTS=$(_extra_requirements $MISSING)
-    mapfile -t REQUIREMENTS <<<"$REQUIREMENTS"
-    _quiet_pip install --quiet "${REQUIREMENTS[@]}"
+    if [ -n "$REQUIREMENTS" ]; then  # an extra the package does not declare has none
+      mapfile -t REQUIREMENTS <<<"$REQUIREMENTS"
+      _quiet_pip install --quiet "${REQUIREMENTS[@]}"
+    fi
     HAVE=$(printf '%s\n%s\n' "$HAVE" "$MISSING" | sed '/^$/d' | sort -u)
   fi
 else
