@@ -153,8 +153,7 @@ def parse_html(html: str) -> etree._Element | None:
     """
     if not html or html.isspace():  # as strip() would say, without copying the page
         return None
-    if "\x00" in html:
-        html = html.replace("\x00", "\ufffd")
+    html = html.replace("\x00", "\ufffd")  # without a NUL, the same string back (no copy)
     try:
         html = _XML_DECL.sub("", html, count=1)
         return etree.fromstring(keep_content_after_early_end(html), _PARSER)
