@@ -23,10 +23,10 @@ _quiet_pip install --quiet --upgrade pip
 # A second script in the same checkout (demo.sh, then test.sh) does not compile the extensions again
 # (about 50 s on two cores). The install is kept when .venv holds this tree's build already: the hash of
 # what the build reads (setup.py, pyproject.toml, every .pyx and .pxd) is the one the last install kept
-# in STAMP, and the installed package is this tree's with every compiled module loading. Then only the
-# requirements of extras not installed yet are installed. Anything else (a changed .pyx, a new
-# dependency, a deleted .so, an lxml the modules were not built against, no C compiler) installs the
-# package again, as before.
+# in STAMP, and the installed package is this tree's with every compiled module loading. Then pip is
+# asked only for the extras, by the installed package's name: it installs what they need and leaves the
+# package as it is. Anything else (a changed .pyx, a new dependency, a deleted .so, an lxml the modules
+# were not built against, no C compiler) installs the package again, as before.
 STAMP=.venv/.scrapy-detemplate-install
 _build_inputs() {
   { cat setup.py pyproject.toml; find scrapy_detemplate \( -name "_*.pyx" -o -name "*.pxd" \) | LC_ALL=C sort | xargs cat; } \
@@ -43,35 +43,15 @@ status = _compiled.status()
 ours = os.path.realpath(scrapy_detemplate.__file__).startswith(os.path.realpath(sys.argv[1]) + os.sep)
 sys.exit(0 if ours and status and not any(status.values()) else 1)' "$PWD" >/dev/null 2>&1
 }
-_extra_requirements() {  # the requirements of the extras named (installed metadata: the same lists pip reads)
-  .venv/bin/python -I -c '
-import importlib.metadata, re, sys
-for requirement in importlib.metadata.requires("scrapy-detemplate") or []:
-    name, _, marker = requirement.partition(";")
-    extra = re.search(r"extra\s*==\s*[\x22\x27]([^\x22\x27]+)", marker)
-    if extra and extra.group(1) in sys.argv[1:]:
-        print(name.strip())' "$@"
-}
 INPUTS=$(_build_inputs)
-WANTED=$(tr ',' '\n' <<<"${EXTRAS:-}" | sed '/^$/d' | sort -u)
-HAVE=""
-if [ -f "$STAMP" ] && [ "$(head -n1 "$STAMP")" = "$INPUTS" ] && _this_build_loads; then
-  HAVE=$(tail -n +2 "$STAMP" | sort -u)
-  MISSING=$(comm -23 <(printf '%s\n' "$WANTED" | sed '/^$/d') <(printf '%s\n' "$HAVE" | sed '/^$/d'))
-  if [ -n "$MISSING" ]; then
-    echo "== the package is installed from this tree already; installing the extras' requirements: $MISSING"
-    REQUIREMENTS=$(_extra_requirements $MISSING)
-    if [ -n "$REQUIREMENTS" ]; then  # an extra the package does not declare has none
-      mapfile -t REQUIREMENTS <<<"$REQUIREMENTS"
-      _quiet_pip install --quiet "${REQUIREMENTS[@]}"
-    fi
-    HAVE=$(printf '%s\n%s\n' "$HAVE" "$MISSING" | sed '/^$/d' | sort -u)
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$INPUTS" ] && _this_build_loads; then
+  if [ -n "${EXTRAS:-}" ]; then
+    _quiet_pip install --quiet "scrapy-detemplate[${EXTRAS}]"
   fi
 else
   rm -f "$STAMP"
   _quiet_pip install --quiet -e "$TARGET"
-  HAVE=$WANTED
 fi
 # Fail here, clearly, if the install did not work (-I: not the source tree beside us, the installed package).
 .venv/bin/python -I -c "import scrapy_detemplate"
-printf '%s\n%s\n' "$INPUTS" "$HAVE" | sed '/^$/d' >"$STAMP"
+echo "$INPUTS" >"$STAMP"
