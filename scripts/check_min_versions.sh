@@ -2,9 +2,8 @@
 # The lowest supported versions: install the package and its test extra with constraints-min.txt
 # (every declared floor pinned) into a fresh venv of the oldest supported Python, then run the whole
 # test suite but the quality gate: its floors are the figures measured with the newest versions
-# (at the lowest ones, the last run: every floor held but one, the template the default removes on
-# c2f, 0.976 against 0.980: lxml 5.0.0's libxml2 parses some of c2f's tag soup into other trees; with lxml
-# 6.0.0 and every other floor the default's c2f figures are the newest versions'). Not part of CI (8 to 13 minutes on two cores):
+# (the last run at the lowest ones, and why one floor moves there: README, "Packaging").
+# Not part of CI (8 to 13 minutes on two cores):
 #
 #   PYTHON=python3.10 bash scripts/check_min_versions.sh [CONSTRAINTS]
 set -euo pipefail
