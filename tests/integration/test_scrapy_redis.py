@@ -37,7 +37,9 @@ PAGE_DELAY = 0.05  # seconds the server takes per page
 class SlowHandler(BaseHTTPRequestHandler):
     """Serves the demo pages after a delay; counts requests per worker (User-Agent) and in flight.
 
-    While ``hold`` names a worker, that worker's requests wait (at most 30 s) until it is cleared.
+    A request of a worker that ``hold`` names, or past the number of requests ``hold_after`` gives its worker
+    (counted as they arrive), waits until ``released`` is set, its worker leaves ``hold`` (unless it is past
+    its number), or 30 s pass.
     """
 
     pages: ClassVar[dict[str, demosite.Page]] = {}
@@ -47,6 +49,8 @@ class SlowHandler(BaseHTTPRequestHandler):
     served: ClassVar[Counter[str]] = Counter()
     requested: ClassVar[dict[str, set[str]]] = {}
     hold: ClassVar[list[str]] = []
+    hold_after: ClassVar[dict[str, int]] = {}
+    received: ClassVar[Counter[str]] = Counter()
     released: ClassVar[threading.Event] = threading.Event()
 
     def do_GET(self) -> None:
@@ -54,10 +58,13 @@ class SlowHandler(BaseHTTPRequestHandler):
         with self.lock:
             self.in_flight[who] += 1
             self.requested.setdefault(who, set()).add(self.path)
+            self.received[who] += 1
+            past = self.received[who] > self.hold_after.get(who, self.received[who])
         try:
             time.sleep(self.delay)
-            if who in self.hold:
-                self.released.wait(30)
+            deadline = time.monotonic() + 30
+            while (past or who in self.hold) and time.monotonic() < deadline and not self.released.wait(0.02):
+                pass
             demosite.send_page(self, self.pages.get(self.path.split("?")[0]))
         finally:
             with self.lock:
@@ -72,6 +79,7 @@ class SlowHandler(BaseHTTPRequestHandler):
 def site() -> Iterator[tuple[dict[str, demosite.Page], str, type[SlowHandler]]]:
     pages = demosite.build_site(articles_per_section=12)  # 54 pages
     fresh = {"pages": pages, "in_flight": Counter(), "served": Counter(), "requested": {}, "hold": []}
+    fresh.update(hold_after={}, received=Counter())
     fresh["released"] = threading.Event()
     handler = type("Handler", (SlowHandler,), fresh)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -209,12 +217,18 @@ def test_a_worker_killed_mid_crawl_loses_nothing_once_its_requests_are_fed_again
     urls = [base + path for path in sorted(pages)]
     settings = {"CONCURRENT_REQUESTS": 4, "DETEMPLATE_METHOD": "combined"}
     feed(redis, urls)
+    # "a" must hold requests when it is killed. Once, "b" crawled the whole list while the engine of "a" waited
+    # for its first 5-second idle poll to read start URLs: "a" had no request to hold. So the server holds the
+    # requests of "b" until "a" has asked for a page, and those of "a" past its first two from the start.
+    handler.hold.append("worker-b")
+    handler.hold_after["worker-a"] = 2
     a = Worker("a", redis, tmp_path, follow=False, settings=settings)
     b = Worker("b", redis, tmp_path, follow=False, settings=settings)
     try:
+        wait_until(lambda: "worker-a" in handler.requested, 60, "worker a to ask for a page")
+        handler.hold.remove("worker-b")
         # Kill "a" in the middle of the crawl, while the server holds requests of its (they cannot finish).
         wait_until(lambda: len(items(redis)) >= len(urls) // 4, 60, "a quarter of the pages")
-        handler.hold.append("worker-a")
         wait_until(lambda: handler.in_flight["worker-a"] > 0, 30, "a request of worker a in flight")
         held = handler.in_flight["worker-a"]
         a.kill()
