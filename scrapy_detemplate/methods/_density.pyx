@@ -82,6 +82,7 @@ cdef enum:
     F_HTML_OR_BODY = 128
 
 DEF MAX_TAGS = 192
+DEF RECORD_SIBLINGS = 3  # density.RECORD_SIBLINGS (checked at load)
 DEF CACHE = 256
 DEF VALUES = 512
 
@@ -171,11 +172,13 @@ cdef int _init() except -1:
     _NFEATURES = len(d.FEATURES)
     _UNDER = d.FEATURES.index("under_" + d.TAGS[0])
     _OWN = d.FEATURES.index("own_" + d.TAGS[0])
-    if _NFEATURES != 12 + 2 * _NTAGS_FEATURE + 23 or _UNDER != 12 or _OWN != 12 + _NTAGS_FEATURE:
+    if _NFEATURES != 12 + 2 * _NTAGS_FEATURE + 23 + len(d.RECORD_FEATURES) or _UNDER != 12 or _OWN != 12 + _NTAGS_FEATURE:
         raise RuntimeError("density.FEATURES changed: update the compiled line features")
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
     _find_body = _html.find_body
+    if d.RECORD_SIBLINGS != RECORD_SIBLINGS:
+        raise RuntimeError("density.RECORD_SIBLINGS changed: update the compiled line features")
     if len(d.LANDMARKS) > MAX_LANDMARKS or not all(role.isascii() and role.islower() for role in d.LANDMARKS):
         raise RuntimeError("density.LANDMARKS outgrew the compiled table")
     _nlandmarks = 0
@@ -330,6 +333,20 @@ cdef struct Node:
     long long block_count
     long long block_sentences
     double block_log
+    # Repeated records (``density._Records``): the signature's hash (tag and first class name), the
+    # group's first member (its leader holds the group's records, characters and link characters),
+    # inside a chosen container, the nearest record group on the path (-1: none) and how far up, and
+    # the group on the path with the most characters.
+    size_t signature
+    int group
+    long long group_count
+    long long group_chars
+    long long group_links
+    bint in_chosen
+    int near_group
+    int near_up
+    bint near_inside
+    int big_group
 
 
 # Working memory: one set kept between calls (a large malloc after a parse makes glibc consolidate
@@ -345,7 +362,8 @@ cdef enum:
     M_TEXT = 6
     M_TABLE = 7
     M_TITLE = 8
-    M_COUNT = 9
+    M_RECORDS = 9
+    M_COUNT = 10
 
 DEF KEEP_AT_MOST = 1 << 22  # bytes kept between calls, per block
 
@@ -571,6 +589,115 @@ cdef inline int _lookup(Page* page, xmlNode* c) noexcept nogil:
             return page.values[h]
         h = (h + 1) & page.mask
     return -1
+
+
+# ---------------------------------------------------------------- records
+
+
+cdef inline bint _blank(unsigned char b) noexcept nogil:
+    """One of ``density._BLANKS`` (ASCII white space as HTML splits class names on it)."""
+    return b == 32 or b == 9 or b == 10 or b == 13 or b == 12
+
+
+cdef size_t _signature(xmlNode* c) except? 0:
+    """``density._signature`` as a hash: the tag's name and the first name of the ``class``."""
+    cdef size_t h = 14695981039346656037ULL
+    cdef const unsigned char* name = <const unsigned char*> c.name
+    cdef const char* value = NULL
+    cdef const unsigned char* v
+    cdef int got
+    while name[0]:
+        h = (h ^ name[0]) * 1099511628211ULL
+        name += 1
+    h = (h ^ 0x100) * 1099511628211ULL  # between the name and the class name
+    got = attr_value(c, "class", &value)
+    if got < 0:
+        raise _HandBack()
+    if got:
+        v = <const unsigned char*> value
+        while v[0] and _blank(v[0]):
+            v += 1
+        while v[0] and not _blank(v[0]):
+            h = (h ^ v[0]) * 1099511628211ULL
+            v += 1
+    return h if h else 1
+
+
+cdef int _records(Page* page) except -1:
+    """Every numbered node's record group, then top-down its nearest and biggest group on the path
+    below the body (``density._Records``)."""
+    cdef Py_ssize_t i, slots = 16, n = page.n
+    cdef size_t mask, h
+    cdef int leader, p
+    cdef Node* node
+    cdef Node* up
+    cdef Node* group
+    while slots < 2 * n:
+        slots *= 2
+    mask = <size_t> (slots - 1)
+    cdef int* table = <int*> _room(page.memory, M_RECORDS, slots * sizeof(int))
+    for i in range(slots):
+        table[i] = -1
+    for i in range(n):
+        node = &page.nodes[i]
+        node.group = -1
+        node.near_group = node.big_group = -1
+        node.near_up = 0
+        node.near_inside = False
+        node.in_chosen = node.chosen
+        if i == 0 or node.tag < 0:
+            continue
+        node.signature = _signature(node.c)
+        h = _hash(node.signature ^ (<size_t> node.parent * <size_t> 0x9E3779B97F4A7C15ULL)) & mask
+        while True:
+            leader = table[h]
+            if leader < 0:
+                table[h] = node.group = <int> i
+                node.group_count, node.group_chars, node.group_links = 1, node.chars, node.links
+                break
+            group = &page.nodes[leader]
+            if group.parent == node.parent and group.signature == node.signature:
+                node.group = leader
+                group.group_count += 1
+                group.group_chars += node.chars
+                group.group_links += node.links
+                break
+            h = (h + 1) & mask
+    for i in range(1, n):
+        node = &page.nodes[i]
+        p = node.parent
+        up = &page.nodes[p]
+        node.in_chosen = node.chosen or up.in_chosen
+        if p > 0:  # the body's own group is not on any path
+            node.near_group, node.near_up, node.near_inside = up.near_group, up.near_up + 1, up.near_inside
+            node.big_group = up.big_group
+        if node.tag < 0 or _tag_flags[node.tag] & F_INLINE or page.nodes[node.group].group_count < RECORD_SIBLINGS:
+            continue
+        group = &page.nodes[node.group]
+        node.near_group, node.near_up, node.near_inside = node.group, 0, node.in_chosen
+        if node.big_group < 0 or group.group_chars >= page.nodes[node.big_group].group_chars:
+            node.big_group = node.group
+    return 0
+
+
+cdef void _record_columns(Page* page, Node* node, double* out, long long body_chars) noexcept nogil:
+    """``density._Records.of`` of a line's owner, into ``out`` (zeros already)."""
+    cdef Node* group
+    cdef long long up
+    if node.near_group >= 0:
+        group = &page.nodes[node.near_group]
+        up = node.near_up if node.near_up < 10 else 10
+        out[0] = log1p(<double> group.group_count)
+        out[1] = <double> up / 10.0
+        out[2] = <double> group.group_chars / <double> body_chars
+        out[3] = log1p(<double> group.group_chars / <double> group.group_count)
+        out[4] = <double> group.group_links / <double> group.group_chars if group.group_chars else 0.0
+        out[5] = 1.0 if node.near_inside else 0.0
+    if node.big_group >= 0:
+        group = &page.nodes[node.big_group]
+        out[6] = <double> group.group_chars / <double> body_chars
+        out[7] = <double> group.group_links / <double> group.group_chars if group.group_chars else 0.0
+        out[8] = log1p(<double> group.group_count)
 
 
 # ---------------------------------------------------------------- containers
@@ -966,6 +1093,7 @@ cdef bint _line_features(cetree._Element root, list todo, str title, double* out
         if _measure(&page) < 0:
             return False
         _containers(&page, [], {})
+        _records(&page)
         chain = <int*> _room(page.memory, M_CHAIN, (page.n + 1) * sizeof(int))
         integers = <long long*> _room(page.memory, M_INTEGERS, (3 * n + 1) * sizeof(long long))
         floats = <double*> _room(page.memory, M_FLOATS, 2 * n * sizeof(double))
@@ -1401,6 +1529,8 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
                 row[k + 20] = 1.0
             row[k + 21] = <double> (node.comments if node.comments < 3 else 3) / 3.0
             row[k + 22] = 1.0 if node.unlikely else 0.0
+            if owners[i] >= 0 and owners[i] < page.n:
+                _record_columns(page, node, row + k + 23, body_chars)
     finally:
         free(measures)
         if ascii_title is not None:

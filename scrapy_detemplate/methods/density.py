@@ -93,6 +93,19 @@ LANDMARKS = {
 }  # fmt: skip
 _BLANKS = " \t\n\r\f"
 
+#: A line's repeated records (:func:`_records`): the nearest element on its path (itself or an
+#: ancestor, not inline, below ``<body>``) with at least RECORD_SIBLINGS siblings of its signature (tag
+#: and first class name, itself counted), and of all such on the path the group holding the most text.
+#: Per record group: its records (``log1p``), how far up it is, its share of the page's visible
+#: characters, the mean characters of a record (``log1p``), its link density, and whether it stands in
+#: the main container.  A listing's items, a ranking's rows, a table's data rows and a menu's entries are
+#: groups; their share, size and links tell them apart where the container does not hold them.
+RECORD_FEATURES = (
+    "record_count", "record_up", "record_share", "record_log_chars", "record_link_density",
+    "record_in_container", "big_record_share", "big_record_link_density", "big_record_count",
+)  # fmt: skip
+RECORD_SIBLINGS = 3
+
 #: Names of the page-level features, in order.
 FEATURES = (
     "log_chars", "log_words", "link_density", "ends_sentence", "commas_per_word", "position",
@@ -103,7 +116,7 @@ FEATURES = (
     "boiler_below_container", "content_below_container", "depth_below_container", "block_share",
     "block_link_density", "block_lines", "block_sentence_share", "block_mean_log_chars", "rel_log_chars",
     "chars_before_share", "container_share", "after_container_share", "block_in_container",
-    "comment_words", "unlikely",
+    "comment_words", "unlikely", *RECORD_FEATURES,
 )  # fmt: skip
 
 
@@ -275,6 +288,8 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
     ancestry = _Ancestry(scores, chosen)
     title_tokens = set(_TOKEN.findall(title.lower()))
     per_line: list[tuple[_Info, str, float]] = []
+    records = _Records(body, chosen, chars_of, links_of)
+    record_columns = []
     for line in lines:
         link = 0
         total = 0
@@ -287,11 +302,14 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
             info = ancestry.of(owner)
             if owner_info is None:
                 owner_info, own_tag = info, owner.tag if isinstance(owner.tag, str) else ""
+                record_columns.append(records.of(owner))
             piece = len(" ".join(((el.tail if is_tail else el.text) or "").split()))
             total += piece
             if "a" in info[0]:
                 link += piece
         per_line.append((owner_info or _NO_INFO, own_tag, link / total if total else 0.0))
+        if owner_info is None:
+            record_columns.append(_NO_RECORD)
     n = len(lines)
     inside_at = [i for i, (info, _, _) in enumerate(per_line) if info[3]]
     first_in, last_in = (inside_at[0], inside_at[-1]) if inside_at else (n, -1)
@@ -374,9 +392,97 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
                 1.0 if block is not None and (block in chosen or parent in chosen) else 0.0,
                 min(comments, 3) / 3,
                 1.0 if unlikely else 0.0,
+                *record_columns[i],
             ]
         )
     return features
+
+
+_NO_RECORD = (0.0,) * len(RECORD_FEATURES)
+
+
+class _Records:
+    """:data:`RECORD_FEATURES` per element (memoised; see there).  A record's signature is its tag and
+    the first name of its ``class``; its group is its parent's children of that signature."""
+
+    __slots__ = ("body", "chars", "counts", "groups", "inside", "links", "memo", "page")
+
+    def __init__(
+        self,
+        body: etree._Element | None,
+        chosen: set[etree._Element],
+        chars: dict[etree._Element, int],
+        links: dict[etree._Element, int],
+    ) -> None:
+        self.body, self.chars, self.links = body, chars, links
+        self.page = max(1, chars.get(body, 0)) if body is not None else 1
+        self.inside = {el for container in chosen for el in container.iter()}
+        self.counts: dict[etree._Element, dict[tuple[str, str], int]] = {}
+        self.groups: dict[tuple[etree._Element, tuple[str, str]], tuple[int, int, int]] = {}
+        self.memo: dict[etree._Element, tuple[float, ...]] = {}
+
+    def of(self, owner: etree._Element) -> tuple[float, ...]:
+        known = self.memo.get(owner)
+        if known is not None:
+            return known
+        near = big = None
+        up = 0
+        node = owner
+        while node is not self.body:
+            parent = node.getparent()
+            if parent is None:
+                break
+            tag = node.tag
+            if isinstance(tag, str) and tag not in _INLINE:
+                signature = _signature(node)
+                counts = self.counts.get(parent)
+                if counts is None:
+                    counts = self.counts[parent] = {}
+                    for child in parent:
+                        if isinstance(child.tag, str):
+                            key = _signature(child)
+                            counts[key] = counts.get(key, 0) + 1
+                if counts[signature] >= RECORD_SIBLINGS:
+                    count, chars, links = self.group(parent, signature)
+                    record = (count, up, chars, links, parent in self.inside or node in self.inside)
+                    if near is None:
+                        near = record
+                    if big is None or chars > big[2]:
+                        big = record
+            node = parent
+            up += 1
+        columns = [0.0] * len(RECORD_FEATURES)
+        if near is not None:
+            count, up, chars, links, inside = near
+            columns[:6] = (
+                math.log1p(count), min(up, 10) / 10, chars / self.page, math.log1p(chars / count),
+                links / chars if chars else 0.0, 1.0 if inside else 0.0,
+            )  # fmt: skip
+        if big is not None:
+            count, up, chars, links, inside = big
+            columns[6:] = (chars / self.page, links / chars if chars else 0.0, math.log1p(count))
+        self.memo[owner] = known = tuple(columns)
+        return known
+
+    def group(self, parent: etree._Element, signature: tuple[str, str]) -> tuple[int, int, int]:
+        """The records, visible characters and link characters of ``parent``'s children of ``signature``."""
+        key = (parent, signature)
+        known = self.groups.get(key)
+        if known is None:
+            members = [c for c in parent if isinstance(c.tag, str) and _signature(c) == signature]
+            known = self.groups[key] = (
+                len(members), sum(self.chars.get(c, 0) for c in members), sum(self.links.get(c, 0) for c in members)
+            )  # fmt: skip
+        return known
+
+
+def _signature(el: etree._Element) -> tuple[str, str]:
+    """A record's signature: its tag and the first name of its ``class`` (split on ASCII blanks)."""
+    value = (el.get("class") or "").lstrip(_BLANKS)
+    end = 0
+    while end < len(value) and value[end] not in _BLANKS:
+        end += 1
+    return el.tag, value[:end]
 
 
 #: The compiled line features (``methods/_density.pyx``), or None when not built (see ``_compiled.status()``).

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import pytest
@@ -87,3 +88,34 @@ def test_a_landmark_role_reads_as_the_tag_it_stands_for():
     assert [tag for tag, i in under.items() if rows["Aside"][i]] == ["aside"]
     assert [tag for tag, i in under.items() if rows["Banner"][i]] == ["header"]
     assert [tag for tag, i in under.items() if rows["Two roles"][i]] == []  # a list of roles is not compared
+
+
+def test_a_line_knows_the_repeated_records_it_stands_in():
+    items = "".join(
+        f'<div class="item"><h3><a href="/{k}">Product {k}</a></h3><p>Price {k}.99, in stock</p></div>'
+        for k in range(8)
+    )
+    root = parse_html(
+        f"""<html><body><ul class="nav"><li><a href="/">Home</a></li><li><a href="/a">About</a></li>
+        <li><a href="/b">Blog</a></li></ul><div class="list">{items}</div><div class="story"><p>{ARTICLE}</p>
+        <p>{ARTICLE}</p><p>{ARTICLE}</p></div><div class="foot"><p>Contact us</p></div></body></html>"""
+    )
+    lines = visible_lines(root)
+    rows = line_features(root, lines)
+    named = {line.text: dict(zip(FEATURES, row, strict=True)) for line, row in zip(lines, rows, strict=True)}
+    page = sum(len(line.text) for line in lines)
+    menu, product, price = named["Home"], named["Product 3"], named["Price 3.99, in stock"]
+    # The menu: three <li> (the <a> owning the line is inline, so the record is one level up), all links.
+    assert menu["record_count"] == math.log1p(3) and menu["record_up"] == 0.1
+    assert menu["record_link_density"] == 1.0 and menu["record_share"] == len("HomeAboutBlog") / page
+    # A listing's item: its title two levels below the record, its price one; the same group.
+    assert product["record_count"] == price["record_count"] == math.log1p(8)
+    assert (product["record_up"], price["record_up"]) == (0.2, 0.1)
+    item_chars = sum(len(f"Product {k}") + len(f"Price {k}.99, in stock") for k in range(8))
+    assert price["record_share"] == item_chars / page and price["record_in_container"] == 0.0
+    assert price["record_link_density"] == sum(len(f"Product {k}") for k in range(8)) / item_chars
+    assert price["record_log_chars"] == math.log1p(item_chars / 8)
+    assert price["big_record_share"] == price["record_share"] and price["big_record_count"] == math.log1p(8)
+    # The story's paragraphs are a group inside the main container; a line in no group has zeros.
+    assert named[ARTICLE]["record_in_container"] == 1.0 and named[ARTICLE]["record_count"] == math.log1p(3)
+    assert all(named["Contact us"][name] == 0.0 for name in density.RECORD_FEATURES)

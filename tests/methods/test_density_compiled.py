@@ -128,6 +128,14 @@ EDGE_CASES = {
         <div role="banner">head</div><div role="menubar">menu</div><div role="navigation main">two</div>
         <div role="&#160;navigation">nbsp</div><div role="navİgation">dotted</div><div role="">none</div>
         <div role="{"navigation" * 3}">long</div></body></html>""",
+    "repeated records": f"""<html><body><ul class="menu"><li><a href="/">One</a></li><li><a href="/2">Two</a></li>
+        <!-- c --><li class=" item"><a href="/3">Three</a></li><li class="item	x">4</li><li class="item">5</li>
+        <li class=" item">6</li><li class="Item">7</li></ul><div class="card">a <b>b</b><b>c</b><b>d</b></div>
+        <div class="card x">{STORY}<div class="card"><p>p</p><p>q</p><p>r</p></div></div><div class="card">e</div>
+        <div class="main"><p>{STORY}</p><p>{STORY}</p><p><a href="/">{STORY}</a></p></div>
+        <table><tr><td>1</td><td>2</td><td>3</td></tr><tr><td>x</td></tr><tr><td></td></tr></table>
+        <div class="ranking"><div class="row">1.</div><div class="row"><span>Name</span> 9.1</div>
+        <div class="row"><a href="/c">Compare</a></div><section class="row">no</section></div></body></html>""",
 }
 
 
