@@ -909,6 +909,7 @@ cdef inline void _no_info(Node* none) noexcept nogil:
     none.block = -1
     none.inside = none.unlikely = False
     none.near = 0.0
+    none.near_group = none.big_group = -1  # in no record group: ``_NO_RECORD``
 
 
 cdef int _ancestry(Page* page, int el, int* chain, dict memo) except -1:
@@ -1529,8 +1530,7 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
                 row[k + 20] = 1.0
             row[k + 21] = <double> (node.comments if node.comments < 3 else 3) / 3.0
             row[k + 22] = 1.0 if node.unlikely else 0.0
-            if owners[i] >= 0 and owners[i] < page.n:
-                _record_columns(page, node, row + k + 23, body_chars)
+            _record_columns(page, node, row + k + 23, body_chars)
     finally:
         free(measures)
         if ascii_title is not None:

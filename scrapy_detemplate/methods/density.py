@@ -288,7 +288,7 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
     ancestry = _Ancestry(scores, chosen)
     title_tokens = set(_TOKEN.findall(title.lower()))
     per_line: list[tuple[_Info, str, float]] = []
-    records = _Records(body, chosen, chars_of, links_of)
+    records = _Records(body, ancestry, chars_of, links_of)
     record_columns = []
     for line in lines:
         link = 0
@@ -405,18 +405,17 @@ class _Records:
     """:data:`RECORD_FEATURES` per element (memoised; see there).  A record's signature is its tag and
     the first name of its ``class``; its group is its parent's children of that signature."""
 
-    __slots__ = ("body", "chars", "counts", "groups", "inside", "links", "memo", "page")
+    __slots__ = ("ancestry", "body", "chars", "counts", "groups", "links", "memo", "page")
 
     def __init__(
         self,
         body: etree._Element | None,
-        chosen: set[etree._Element],
+        ancestry: _Ancestry,
         chars: dict[etree._Element, int],
         links: dict[etree._Element, int],
     ) -> None:
-        self.body, self.chars, self.links = body, chars, links
+        self.body, self.ancestry, self.chars, self.links = body, ancestry, chars, links
         self.page = max(1, chars.get(body, 0)) if body is not None else 1
-        self.inside = {el for container in chosen for el in container.iter()}
         self.counts: dict[etree._Element, dict[tuple[str, str], int]] = {}
         self.groups: dict[tuple[etree._Element, tuple[str, str]], tuple[int, int, int]] = {}
         self.memo: dict[etree._Element, tuple[float, ...]] = {}
@@ -444,7 +443,7 @@ class _Records:
                             counts[key] = counts.get(key, 0) + 1
                 if counts[signature] >= RECORD_SIBLINGS:
                     count, chars, links = self.group(parent, signature)
-                    record = (count, up, chars, links, parent in self.inside or node in self.inside)
+                    record = (count, up, chars, links, self.ancestry.of(node)[3])  # in a chosen container
                     if near is None:
                         near = record
                     if big is None or chars > big[2]:
