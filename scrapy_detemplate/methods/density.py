@@ -289,12 +289,13 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
     title_tokens = set(_TOKEN.findall(title.lower()))
     per_line: list[tuple[_Info, str, float]] = []
     records = _Records(body, ancestry, chars_of, links_of)
-    record_columns = []
+    record_columns: list[tuple[float, ...]] = []
     for line in lines:
         link = 0
         total = 0
         owner_info = None
         own_tag = ""
+        record = _NO_RECORD
         for el, is_tail in line.slots:
             owner = el.getparent() if is_tail else el
             if owner is None:
@@ -302,14 +303,13 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
             info = ancestry.of(owner)
             if owner_info is None:
                 owner_info, own_tag = info, owner.tag if isinstance(owner.tag, str) else ""
-                record_columns.append(records.of(owner))
+                record = records.of(owner)
             piece = len(" ".join(((el.tail if is_tail else el.text) or "").split()))
             total += piece
             if "a" in info[0]:
                 link += piece
         per_line.append((owner_info or _NO_INFO, own_tag, link / total if total else 0.0))
-        if owner_info is None:
-            record_columns.append(_NO_RECORD)
+        record_columns.append(record)
     n = len(lines)
     inside_at = [i for i, (info, _, _) in enumerate(per_line) if info[3]]
     first_in, last_in = (inside_at[0], inside_at[-1]) if inside_at else (n, -1)
@@ -405,7 +405,7 @@ class _Records:
     """:data:`RECORD_FEATURES` per element (memoised; see there).  A record's signature is its tag and
     the first name of its ``class``; its group is its parent's children of that signature."""
 
-    __slots__ = ("ancestry", "body", "chars", "counts", "groups", "links", "memo", "page")
+    __slots__ = ("ancestry", "body", "chars", "groups", "links", "memo", "page")
 
     def __init__(
         self,
@@ -416,8 +416,7 @@ class _Records:
     ) -> None:
         self.body, self.ancestry, self.chars, self.links = body, ancestry, chars, links
         self.page = max(1, chars.get(body, 0)) if body is not None else 1
-        self.counts: dict[etree._Element, dict[tuple[str, str], int]] = {}
-        self.groups: dict[tuple[etree._Element, tuple[str, str]], tuple[int, int, int]] = {}
+        self.groups: dict[etree._Element, dict[tuple[str, str], list[int]]] = {}
         self.memo: dict[etree._Element, tuple[float, ...]] = {}
 
     def of(self, owner: etree._Element) -> tuple[float, ...]:
@@ -433,16 +432,8 @@ class _Records:
                 break
             tag = node.tag
             if isinstance(tag, str) and tag not in _INLINE:
-                signature = _signature(node)
-                counts = self.counts.get(parent)
-                if counts is None:
-                    counts = self.counts[parent] = {}
-                    for child in parent:
-                        if isinstance(child.tag, str):
-                            key = _signature(child)
-                            counts[key] = counts.get(key, 0) + 1
-                if counts[signature] >= RECORD_SIBLINGS:
-                    count, chars, links = self.group(parent, signature)
+                count, chars, links = self.groups_of(parent)[_signature(node)]
+                if count >= RECORD_SIBLINGS:
                     record = (count, up, chars, links, self.ancestry.of(node)[3])  # in a chosen container
                     if near is None:
                         near = record
@@ -463,16 +454,18 @@ class _Records:
         self.memo[owner] = known = tuple(columns)
         return known
 
-    def group(self, parent: etree._Element, signature: tuple[str, str]) -> tuple[int, int, int]:
-        """The records, visible characters and link characters of ``parent``'s children of ``signature``."""
-        key = (parent, signature)
-        known = self.groups.get(key)
-        if known is None:
-            members = [c for c in parent if isinstance(c.tag, str) and _signature(c) == signature]
-            known = self.groups[key] = (
-                len(members), sum(self.chars.get(c, 0) for c in members), sum(self.links.get(c, 0) for c in members)
-            )  # fmt: skip
-        return known
+    def groups_of(self, parent: etree._Element) -> dict[tuple[str, str], list[int]]:
+        """Per signature of ``parent``'s children: their records, visible characters and link characters."""
+        groups = self.groups.get(parent)
+        if groups is None:
+            groups = self.groups[parent] = {}
+            for child in parent:
+                if isinstance(child.tag, str):
+                    group = groups.setdefault(_signature(child), [0, 0, 0])
+                    group[0] += 1
+                    group[1] += self.chars.get(child, 0)
+                    group[2] += self.links.get(child, 0)
+        return groups
 
 
 def _signature(el: etree._Element) -> tuple[str, str]:
