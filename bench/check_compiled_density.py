@@ -7,7 +7,7 @@ exactly what ``density._line_features_py`` returns: the same number of rows and 
 ``None``) are counted; they are correct by construction, but should be rare.
 
 Usage: ``nice .venv/bin/python bench/check_compiled_density.py [corpus ...]`` (corpora default to
-c2f dragnet10 docs wcxb-dev, in ``/work/shared/corpus``).  Prints pages checked, mismatches and
+c2f dragnet10 docs wcxb-dev, in ``../shared/corpus`` beside the checkout).  Prints pages checked, mismatches and
 hand-backs per corpus; exits 1 on any mismatch, or when the compiled module is not built.
 """
 
@@ -22,7 +22,7 @@ from scrapy_detemplate._html import decode_html, parse_html, visible_lines
 from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.methods import density
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 
 
 def first_difference(slow: list[list[float]], fast: list[list[float]]) -> str:

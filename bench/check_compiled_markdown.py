@@ -8,7 +8,7 @@ strings must be identical.  Prints pages checked, pages the compiled walk render
 what only the Python renderer reads: namespaced elements, entity references), and mismatches.
 
 Usage: ``nice .venv/bin/python bench/check_compiled_markdown.py [corpus ...]`` (corpora default to c2f
-dragnet10 docs wcxb-dev, in ``/work/shared/corpus``).  Exits 1 on any mismatch.
+dragnet10 docs wcxb-dev, in ``../shared/corpus`` beside the checkout).  Exits 1 on any mismatch.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 HEADERS = {"Content-Type": "text/html"}
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from scrapy_detemplate.config import DetemplateConfig
@@ -27,6 +28,8 @@ from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.methods import forest, names, sandwich, segments
 from scrapy_detemplate.runners import ParsedPage, Verdict, combined
 from scrapy_detemplate.runners.combined import load_forest
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 
 CORPORA = ("c2f", "dragnet10", "docs", "wcxb-dev")
 MODULES = (segments, sandwich, combined, forest)
@@ -97,7 +100,7 @@ def check(corpus: str) -> tuple[int, int]:
     lexicon = combined.model_names(combined.read_model())
     known_fast, known_slow = names.KnownNames(lexicon), names.KnownNames(lexicon)
     pages = mismatches = 0
-    for page in read_manifest(f"/work/shared/corpus/{corpus}.manifest.jsonl"):
+    for page in read_manifest(CORPUS / f"{corpus}.manifest.jsonl"):
         seen.clear()
         use_compiled(True)
         a = fast.process(page.url, page.body, headers=HEADERS)

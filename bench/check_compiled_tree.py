@@ -16,7 +16,7 @@ Then, on the first pages of the 3 largest sites of each corpus, the same removal
 (``template_elements``), and ``mark_template``'s page compiled and not.
 
 Usage: ``nice .venv/bin/python bench/check_compiled_tree.py [corpus ...] [--rtdm-pages N]``
-(corpora default to c2f dragnet10 docs wcxb-dev, in ``/work/shared/corpus``).  Prints pages checked
+(corpora default to c2f dragnet10 docs wcxb-dev, in ``../shared/corpus`` beside the checkout).  Prints pages checked
 and mismatches per function; exits 1 on any mismatch.
 """
 
@@ -39,7 +39,7 @@ from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners import ParsedPage, Verdict
 from scrapy_detemplate.runners import combined as combined_module
 
-CORPUS = Path("/work/shared/corpus")
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 KEEP_TABLE_ROWS_WHOLE = combined_module.keep_table_rows_whole
 
 
