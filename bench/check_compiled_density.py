@@ -7,8 +7,8 @@ exactly what ``density._line_features_py`` returns: the same number of rows and 
 ``None``) are counted; they are correct by construction, but should be rare.
 
 Usage: ``nice .venv/bin/python bench/check_compiled_density.py [corpus ...]`` (corpora default to
-c2f dragnet10 docs wcxb-dev, in ``../shared/corpus`` beside the checkout).  Prints pages checked, mismatches and
-hand-backs per corpus; exits 1 on any mismatch, or when the compiled module is not built.
+c2f dragnet10 docs wcxb-dev, in ``../shared/corpus`` beside the checkout).  Prints pages checked,
+mismatches and hand-backs per corpus; exits 1 on any mismatch, or when the compiled module is not built.
 """
 
 from __future__ import annotations
