@@ -1,10 +1,13 @@
-"""Where the bench scripts write what they print: ``bench/results/<name>``."""
+"""Where the bench scripts read the corpus (``../shared/corpus`` beside the checkout) and write what they
+print (``bench/results/<name>``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: The development corpus, kept beside the checkout (never in the repository).
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def write_result(name: str, text: str) -> Path:

@@ -78,6 +78,7 @@ from urllib.parse import urlsplit
 
 import lxml.html
 import scrapy
+from _results import CORPUS  # bench/, the script's folder
 from lxml import etree
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -90,7 +91,6 @@ from scrapy_detemplate.runners import RUNNERS, ParsedPage, Runner, Verdict
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 EXAMPLE = ROOT / "example_project"
-CORPUS = ROOT.parent / "shared" / "corpus"
 #: What a crawl's downloader middleware hands the engine for a corpus page (no charset known).
 HEADERS = {"Content-Type": "text/html"}
 #: The floor first, then the registry's order.

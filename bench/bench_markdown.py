@@ -71,9 +71,8 @@ from scrapy_detemplate.evaluation import CorpusPage, read_manifest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _results import write_result  # noqa: E402
+from _results import CORPUS, write_result  # noqa: E402
 
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 HEADERS = {"Content-Type": "text/html"}
 MD = MarkdownIt("commonmark").enable("table")
 WORD = re.compile(r"\w+")

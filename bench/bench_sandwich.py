@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import lxml.html
+from _results import CORPUS  # bench/, the script's folder
 
 from scrapy_detemplate import DetemplateConfig, Detemplater
 from scrapy_detemplate._html import decode_html, parse_html
@@ -25,8 +26,6 @@ from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners import ParsedPage
 from scrapy_detemplate.runners.sandwich import SandwichRunner
 from scrapy_detemplate.store import MemoryStore
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

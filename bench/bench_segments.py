@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import lxml.html
-from _results import write_result  # bench/, the script's folder
+from _results import CORPUS, write_result  # bench/, the script's folder
 
 from scrapy_detemplate._html import decode_html, keep_content_after_early_end, parse_html, visible_lines
 from scrapy_detemplate.config import DetemplateConfig
@@ -37,7 +37,6 @@ from scrapy_detemplate.runners.segments import SegmentsRunner
 from scrapy_detemplate.store import MemoryStore
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 DEFAULT_MANIFESTS = [str(CORPUS / "c2f.manifest.jsonl"), str(CORPUS / "dragnet10.manifest.jsonl")]
 
 

@@ -16,13 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
+
+from _results import CORPUS  # bench/, the script's folder
 
 from scrapy_detemplate._html import decode_html, parse_html, visible_lines
 from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.methods import density
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 
 
 def first_difference(slow: list[list[float]], fast: list[list[float]]) -> str:

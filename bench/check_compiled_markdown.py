@@ -17,8 +17,8 @@ import argparse
 import logging
 import sys
 from collections import Counter
-from pathlib import Path
 
+from _results import CORPUS  # bench/, the script's folder
 from check_compiled_tree import check_corpora  # the same report, corpus by corpus
 from lxml import etree
 
@@ -28,7 +28,6 @@ from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 HEADERS = {"Content-Type": "text/html"}
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
+
+from _results import CORPUS  # bench/, the script's folder
 
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
@@ -28,8 +29,6 @@ from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.methods import forest, names, sandwich, segments
 from scrapy_detemplate.runners import ParsedPage, Verdict, combined
 from scrapy_detemplate.runners.combined import load_forest
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 
 CORPORA = ("c2f", "dragnet10", "docs", "wcxb-dev")
 MODULES = (segments, sandwich, combined, forest)

@@ -27,9 +27,9 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
 import lxml.html
+from _results import CORPUS  # bench/, the script's folder
 
 from scrapy_detemplate import _html, engine
 from scrapy_detemplate._html import count_nodes, decode_html, deeper_than, parse_html
@@ -39,7 +39,6 @@ from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners import ParsedPage, Verdict
 from scrapy_detemplate.runners import combined as combined_module
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"  # ../shared/corpus beside the checkout
 KEEP_TABLE_ROWS_WHOLE = combined_module.keep_table_rows_whole
 
 

@@ -24,12 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _results import CORPUS  # bench/, the script's folder
+
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.engine import Detemplater
 from scrapy_detemplate.evaluation import read_manifest
 from scrapy_detemplate.runners import ParsedPage, Verdict
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 CORPORA = ("c2f", "dragnet10", "docs", "wcxb-dev")
 HEADERS = [("Content-Type", "text/html")]
 

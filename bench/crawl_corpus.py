@@ -67,7 +67,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from _results import write_result  # noqa: E402
+from _results import CORPUS, write_result  # noqa: E402
 
 from scrapy_detemplate.config import DetemplateConfig  # noqa: E402
 from scrapy_detemplate.engine import Detemplater  # noqa: E402
@@ -81,7 +81,6 @@ from scrapy_detemplate.evaluation import (  # noqa: E402
     scored_text,
 )
 
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 #: Corpora whose pages link to each other: the spider follows links there (``--follow``).
 FOLLOW = "docs"
 

@@ -29,13 +29,11 @@ from statistics import mean
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _results import write_result
+from _results import CORPUS, write_result
 
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import CorpusPage, Summary, read_manifest, score_page
 from scrapy_detemplate.train_combined import PageLines, _fold, clean_text, fit_model, model_scoring, page_lines
-
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,12 +48,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _results import write_result  # bench/, the script's folder
+from _results import CORPUS, write_result  # bench/, the script's folder
 
 from scrapy_detemplate.methods.segments import LogisticExpiry, SegmentTable, pack_table
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 MANIFESTS = [CORPUS / "c2f.manifest.jsonl", CORPUS / "dragnet10.manifest.jsonl"]
 BATCH = 24  # pages a batch method caches per site (the paper's average batch)
 EXPIRY = {"tb": 20, "n": 50.0, "r": 0.5, "sweep_every": 16}

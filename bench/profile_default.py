@@ -37,6 +37,7 @@ from statistics import median
 from typing import Any
 
 import lxml.html
+from _results import CORPUS  # bench/, the script's folder
 
 from scrapy_detemplate import engine as engine_module
 from scrapy_detemplate.config import DetemplateConfig
@@ -46,7 +47,6 @@ from scrapy_detemplate.runners import base as runner_base
 from scrapy_detemplate.runners import combined
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 HEADERS = {"Content-Type": "text/html"}
 #: Pages of a site that count as learning: the DF evidence is fully weighted from the 6th page on
 #: (``site_df_when_warm``), and the new-text rule applies from the 4th.
