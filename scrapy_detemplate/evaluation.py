@@ -121,6 +121,22 @@ def below_keep_all(
     return sorted((row for row in rows if row[1] < row[2] - margin), key=lambda row: (row[1] - row[2], row[0]))
 
 
+def failed_pages(summary: Summary, keep_all: Summary) -> tuple[int, int, int]:
+    """Of the pages below an F1 of 0.5 (:attr:`PageScore.failed`): how many, on how many of them
+    keeping every line is not below 0.5 (the cleaning lost what the page's whole text would have
+    given), and how many keep less than half of their gold (recall below 0.5: content lost, the
+    worst failure, as against a page whose gold is a small part of it).  ``keep_all`` holds the
+    same pages, in the same order, scored with their whole visible text."""
+    failed = spoilt = lost = 0
+    for site, scores in summary.sites.items():
+        for score, whole in zip(scores, keep_all.sites[site], strict=True):
+            if score.failed:
+                failed += 1
+                spoilt += not whole.failed
+                lost += score.recall < 0.5
+    return failed, spoilt, lost
+
+
 def _means(scores: list[PageScore]) -> dict[str, float]:
     return {
         "precision": mean(s.precision for s in scores),

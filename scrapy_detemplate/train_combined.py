@@ -38,6 +38,7 @@ from scrapy_detemplate.evaluation import (
     ManifestError,
     Summary,
     below_keep_all,
+    failed_pages,
     format_table,
     read_manifest,
     score_page,
@@ -408,6 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows: dict[str, list[tuple[str, dict[str, float]]]] = {}
         kinds: dict[str, list[float]] = {}
         below: list[str] = []
+        fails: list[str] = []
         for split in range(1 if args.leave_corpus_out else args.splits):
             keep_all: dict[str, Summary] = {}
             summaries = cross_validate(
@@ -421,6 +423,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 worst = ", ".join(f"{site} {f1:.3f}/{keep:.3f}" for site, f1, keep in sites[:5])
                 count = f"{corpus}, split {split}: {len(sites)} of {len(summary.sites)}"
                 below.append(count + (f"; worst {worst}" if worst else ""))
+                failed, spoilt, lost = failed_pages(summary, keep_all[corpus])
+                fails.append(
+                    f"{corpus}, split {split}: {failed} of {summary.pages}; keeping every line 0.5 or more on"
+                    f" {spoilt} of them; less than half of the gold kept on {lost}"
+                )
         for corpus, table in rows.items():
             if args.splits > 1 and not args.leave_corpus_out:
                 macro = [m for name, m in table if not name.startswith("  micro")]
@@ -434,6 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"micro F1 per page type{over}: {means}")
         print(f"sites more than {KEEP_ALL_MARGIN} below keeping every line (F1 / keep-all F1):")
         print("\n".join(f"  {line}" for line in below))
+        print("pages below an F1 of 0.5:")
+        print("\n".join(f"  {line}" for line in fails))
         return 0
     model = fit_model(pages, args.trees, args.leaves)
     ys = [label for page in pages for label in page.labels]

@@ -211,7 +211,7 @@ def test_a_pages_file_given_as_a_manifest_is_a_short_error_without_the_html(tmp_
     assert len(proc.stderr) < 1000
 
 
-def test_cross_validation_names_the_sites_below_keeping_every_line(tmp_path):
+def test_cross_validation_names_the_sites_below_keeping_every_line_and_counts_failed_pages(tmp_path):
     pytest.importorskip("sklearn")
     lines = []
     for site in range(4):
@@ -232,7 +232,14 @@ def test_cross_validation_names_the_sites_below_keeping_every_line(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     tail = proc.stdout.split("sites more than 0.03 below keeping every line (F1 / keep-all F1):\n", 1)[1]
-    assert re.fullmatch(r"  m, split 0: \d of 4(; worst .*)?\n", tail), tail
+    sites, pages = tail.split("pages below an F1 of 0.5:\n")
+    assert re.fullmatch(r"  m, split 0: \d of 4(; worst .*)?\n", sites), tail
+    failed = re.fullmatch(
+        r"  m, split 0: (\d+) of 12; keeping every line 0.5 or more on (\d+) of them; less than half of the gold"
+        r" kept on (\d+)\n", pages,
+    )  # fmt: skip
+    assert failed, tail
+    assert int(failed[1]) >= max(int(failed[2]), int(failed[3]))
 
 
 def test_eval_prints_figures_by_page_type_when_the_manifest_has_them(tmp_path):

@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from scrapy_detemplate.evaluation import Summary, bag, below_keep_all, read_manifest, score_page
+from scrapy_detemplate.evaluation import Summary, bag, below_keep_all, failed_pages, read_manifest, score_page
 
 
 def test_tokens_are_unicode_lowercase_words():
@@ -52,6 +52,22 @@ def test_sites_below_keeping_every_line_are_named_worst_first_and_the_margin_is_
     assert [site for site, _, _ in below] == ["lost much", "lost two words"]
     assert below[1][1:] == (pytest.approx(36 / 40), pytest.approx(40 / 42))
     assert [site for site, _, _ in below_keep_all(summary, keep_all, margin=0.06)] == ["lost much"]
+
+
+def test_failed_pages_tell_content_lost_from_a_page_whose_gold_is_small():
+    words = [f"w{k}" for k in range(20)]
+    gold, visible = " ".join(words), " ".join(["menu", "home", *words])
+    menus = " ".join(f"m{k}" for k in range(60))
+    summary, keep_all = Summary(), Summary()
+    for site, kept, page in [
+        ("kept whole", visible, visible),  # 40/42: not failed
+        ("lost much", " ".join(words[:3]), visible),  # recall 3/20: failed, the whole text passes
+        ("small gold", visible + " " + menus, visible + " " + menus),  # precision 20/82, recall 1: failed, as the whole
+        ("small gold", " ".join(["menu", "home", *words[:4]]), visible + " " + menus),  # P 4/6, R 4/20
+    ]:
+        summary.add(site, score_page(kept, gold, page))
+        keep_all.add(site, score_page(page, gold, page))
+    assert failed_pages(summary, keep_all) == (3, 1, 2)
 
 
 def test_manifest_pages_may_be_gzipped_and_a_page_without_site_or_url_is_a_site_of_its_own(tmp_path):
