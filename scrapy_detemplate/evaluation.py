@@ -37,6 +37,10 @@ def bag(text: str) -> Counter[str]:
     return Counter(_TOKEN.findall(text.lower()))
 
 
+#: A page scoring below this F1 counts as a failure (the ``fail`` column, :func:`failed_pages`).
+FAILED_F1 = 0.5
+
+
 @dataclass(frozen=True, slots=True)
 class PageScore:
     precision: float
@@ -47,7 +51,7 @@ class PageScore:
 
     @property
     def failed(self) -> bool:
-        return self.f1 < 0.5
+        return self.f1 < FAILED_F1
 
 
 def score_page(extracted: str, gold: str, visible: str, seconds: float = 0.0) -> PageScore:
@@ -122,8 +126,8 @@ def below_keep_all(
 
 
 def failed_pages(summary: Summary, keep_all: Summary) -> tuple[int, int, int]:
-    """Of the pages below an F1 of 0.5 (:attr:`PageScore.failed`): how many, on how many of them
-    keeping every line is not below 0.5 (the cleaning lost what the page's whole text would have
+    """Of the pages below an F1 of :data:`FAILED_F1` (:attr:`PageScore.failed`): how many, on how many
+    of them keeping every line is not (the cleaning lost what the page's whole text would have
     given), and how many keep less than half of their gold (recall below 0.5: content lost, the
     worst failure, as against a page whose gold is a small part of it).  ``keep_all`` holds the
     same pages, in the same order, scored with their whole visible text."""

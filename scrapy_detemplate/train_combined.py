@@ -33,6 +33,7 @@ from typing import Any
 from scrapy_detemplate._html import Line, parse_html, reveal_noscript
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import (
+    FAILED_F1,
     KEEP_ALL_MARGIN,
     CorpusPage,
     ManifestError,
@@ -425,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 below.append(count + (f"; worst {worst}" if worst else ""))
                 failed, spoilt, lost = failed_pages(summary, keep_all[corpus])
                 fails.append(
-                    f"{corpus}, split {split}: {failed} of {summary.pages}; keeping every line 0.5 or more on"
+                    f"{corpus}, split {split}: {failed} of {summary.pages}; keeping every line {FAILED_F1} or more on"
                     f" {spoilt} of them; less than half of the gold kept on {lost}"
                 )
         for corpus, table in rows.items():
@@ -441,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"micro F1 per page type{over}: {means}")
         print(f"sites more than {KEEP_ALL_MARGIN} below keeping every line (F1 / keep-all F1):")
         print("\n".join(f"  {line}" for line in below))
-        print("pages below an F1 of 0.5:")
+        print(f"pages below an F1 of {FAILED_F1}:")
         print("\n".join(f"  {line}" for line in fails))
         return 0
     model = fit_model(pages, args.trees, args.leaves)
