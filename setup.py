@@ -74,6 +74,14 @@ class OptionalBuildExt(build_ext):
     def _skipped(self, name: str, exc: Exception) -> None:
         print(f"scrapy-detemplate: the compiled walk was not built ({name}: {exc}); "
               "the package uses its Python functions", file=sys.stderr)  # fmt: skip
+        # An earlier build beside the source (an editable install's) would still load, built from
+        # another .pyx than the one that failed now: removed, so the Python function runs as said.
+        for ext in EXTENSIONS:
+            if name in ("any", ext.name):
+                folder, module = ext.name.rsplit(".", 1)
+                for built in Path(*folder.split(".")).glob(f"{module}.*"):
+                    if built.suffix in (".so", ".pyd"):
+                        built.unlink()
 
 
 setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": OptionalBuildExt})
