@@ -96,7 +96,7 @@ cdef list _keep = []  # the bytes the names point into
 cdef unsigned long long _A_BIT = 0
 cdef Py_ssize_t _NTAGS_FEATURE = 0, _NFEATURES = 0, _UNDER = 0, _OWN = 0
 cdef object _d = None  # the density module
-cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN
+cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _tokens_of, _commas_of
 cdef object _find_body
 # density.LANDMARKS: each role's name (lower case ASCII; the bytes kept in _keep), its length and tag bit.
 DEF MAX_LANDMARKS = 16
@@ -125,6 +125,7 @@ cdef int _word_bit[MAX_WORDS]
 cdef int _bucket[257]  # the words starting with byte b: _bucket[b] to _bucket[b + 1] - 1
 cdef unsigned char _WORD[256]  # the bytes of ``\\w`` in ASCII: [A-Za-z0-9_]
 DEF SEP_BELOW = 0x3000
+DEF CJK_CHARS = 3  # density.CJK_CHARS: what a CJK character counts for in the lengths
 cdef unsigned char _SEP[SEP_BELOW]  # per code point: 0 not known yet, 1 splits tokens as a blank does, 2 not
 cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
 cdef bint _c_words = False
@@ -133,7 +134,7 @@ cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
 
 cdef int _init() except -1:
     global _d, _ntags, _A_BIT, _NTAGS_FEATURE, _NFEATURES, _UNDER, _OWN, _nlandmarks
-    global _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _find_body
+    global _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _find_body, _tokens_of, _commas_of
     if _d is not None:
         return 0
     from scrapy_detemplate import _html
@@ -176,6 +177,12 @@ cdef int _init() except -1:
         raise RuntimeError("density.FEATURES changed: update the compiled line features")
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
+    _tokens_of, _commas_of = d.tokens, d.commas
+    if (
+        d.CJK_CHARS != CJK_CHARS or d._SENTENCE_END != ".!?\"'\u201d"
+        or d._CJK_SENTENCE_END != d._SENTENCE_END + "\u3002\uff01\uff1f\uff61"
+    ):
+        raise RuntimeError("density's CJK measures or sentence ends changed: update the compiled line features")
     _find_body = _html.find_body
     if d.RECORD_SIBLINGS != RECORD_SIBLINGS:
         raise RuntimeError("density.RECORD_SIBLINGS changed: update the compiled line features")
@@ -412,6 +419,7 @@ cdef struct Page:
     size_t seen_hash[VALUES]
     int seen_bits[VALUES]
     int seen
+    bint cjk  # written without spaces (density.written_without_spaces): CJK measures
 
 
 # ---------------------------------------------------------------- text
@@ -432,10 +440,50 @@ def _is_space(unsigned int cp):
     return _space(cp)
 
 
-cdef Py_ssize_t _norm_len(xmlNode* c, long long* commas) noexcept nogil:
-    """``len(" ".join(text.split()))`` for the run of text nodes from ``c``
-    (lxml's ``.text`` of the parent or ``.tail`` of the previous node), and its
-    commas added to ``commas``; -1 when the text is not valid UTF-8 (ask Python)."""
+cdef inline bint _cjk(Py_UCS4 cp) noexcept nogil:
+    """Whether ``density._CJK`` matches the character (Chinese and Japanese: ideographs, kana)."""
+    return (
+        0x3040 <= cp <= 0x30FF or 0x31F0 <= cp <= 0x31FF or 0x3400 <= cp <= 0x4DBF or 0x4E00 <= cp <= 0x9FFF
+        or 0xF900 <= cp <= 0xFAFF or 0xFF66 <= cp <= 0xFF9F or 0x20000 <= cp <= 0x2FFFF
+    )
+
+
+def _is_cjk(unsigned int cp):
+    """The C test of ``density._CJK`` for one code point (for the tests)."""
+    return _cjk(cp)
+
+
+cdef Py_ssize_t _cjk_chars(str text) noexcept:
+    """``density._cjk_chars(text)``: how many CJK characters ``text`` holds."""
+    cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text), i, count = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data
+    cdef Py_UCS4 cp
+    if kind == 1:  # Latin-1: none
+        return 0
+    data = PyUnicode_DATA(text)
+    for i in range(size):
+        cp = PyUnicode_READ(kind, data, i)
+        if cp >= 0x3040 and _cjk(cp):
+            count += 1
+    return count
+
+
+cdef bint _without_spaces(list lines) except -1:
+    """``density.written_without_spaces(lines)``: at least a tenth of their characters are CJK ones."""
+    cdef Py_ssize_t cjk = 0, total = 0
+    cdef str text
+    for line in lines:
+        text = <str> line.text
+        total += PyUnicode_GET_LENGTH(text)
+        cjk += _cjk_chars(text)
+    return cjk > 0 and 10 * cjk >= total
+
+
+cdef Py_ssize_t _norm_len(xmlNode* c, long long* commas, bint cjk) noexcept nogil:
+    """``density.text_size(" ".join(text.split()), cjk)`` for the run of text nodes from ``c``
+    (lxml's ``.text`` of the parent or ``.tail`` of the previous node), and its commas
+    (``density.commas(text, cjk)``) added to ``commas``; -1 when the text is not valid UTF-8 (ask Python)."""
     cdef Py_ssize_t chars = 0, words = 0
     cdef bint in_word = False
     cdef const unsigned char* p
@@ -476,9 +524,16 @@ cdef Py_ssize_t _norm_len(xmlNode* c, long long* commas) noexcept nogil:
                         if not in_word:
                             words += 1
                             in_word = True
-                        chars += 1
-                        if cp == 44:
-                            commas[0] += 1
+                        if cp < 0x3000 or not cjk:
+                            chars += 1
+                            if cp == 44:
+                                commas[0] += 1
+                        elif _cjk(cp):
+                            chars += CJK_CHARS
+                        else:
+                            chars += 1
+                            if cp == 0xFF0C or cp == 0x3001:
+                                commas[0] += 1
         elif c.type != tree.XML_XINCLUDE_START and c.type != tree.XML_XINCLUDE_END:
             break
         c = c.next
@@ -714,7 +769,7 @@ cdef int _measure(Page* page) except -1:
         node = &page.nodes[i]
         if node.tag >= 0 and not (_tag_flags[node.tag] & F_SKIP):
             commas = 0
-            size = _norm_len(node.c.children, &commas)
+            size = _norm_len(node.c.children, &commas, page.cjk)
             if size < 0:
                 return -1
             node.text_len = size
@@ -724,7 +779,7 @@ cdef int _measure(Page* page) except -1:
             node.links = node.chars
         if i:
             commas = 0
-            size = _norm_len(node.c.next, &commas)
+            size = _norm_len(node.c.next, &commas, page.cjk)
             if size < 0:
                 return -1
             node.tail_len = size
@@ -986,14 +1041,17 @@ cdef inline bint _word(unsigned char b) noexcept nogil:
     return _WORD[b]
 
 
-cdef inline bint _ends_sentence(str text) noexcept:
-    """``text[-1:] in density._SENTENCE_END``."""
+cdef inline bint _ends_sentence(str text, bint cjk) noexcept:
+    """``text[-1:] in density._SENTENCE_END`` (``_CJK_SENTENCE_END`` when ``cjk``; both checked when
+    the module starts)."""
     cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text)
     cdef Py_UCS4 last
     if not size:
         return True
     last = PyUnicode_READ_CHAR(text, size - 1)
-    return last == 46 or last == 33 or last == 63 or last == 34 or last == 39 or last == 0x201D
+    if last == 46 or last == 33 or last == 63 or last == 34 or last == 39 or last == 0x201D:
+        return True
+    return cjk and (last == 0x3002 or last == 0xFF01 or last == 0xFF1F or last == 0xFF61)
 
 
 cdef int _extend(Page* page) except -2:
@@ -1091,6 +1149,7 @@ cdef bint _line_features(cetree._Element root, list todo, str title, double* out
         if _extend(&page) < 0:
             return False
         _index(&page)
+        page.cjk = _without_spaces(todo)
         if _measure(&page) < 0:
             return False
         _containers(&page, [], {})
@@ -1356,7 +1415,7 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
             size = page.nodes[k].tail_len if is_tail else page.nodes[k].text_len
             if size == -2:
                 commas = 0
-                size = _norm_len(c.next if is_tail else c.children, &commas)
+                size = _norm_len(c.next if is_tail else c.children, &commas, page.cjk)
             if size < 0:
                 raise _HandBack()
             total += size
@@ -1378,11 +1437,13 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
     for i in range(n):
         text = <str> texts[i]
         size = PyUnicode_GET_LENGTH(text)
+        if page.cjk:
+            size += (CJK_CHARS - 1) * _cjk_chars(text)
         log_chars[i] = log1p(<double> size)
         if i == 0 or log_chars[i] > max_log:
             max_log = log_chars[i]
         cumulative[i + 1] = cumulative[i] + size
-        ends = _ends_sentence(text)
+        ends = _ends_sentence(text, page.cjk)
         block = page.nodes[owners[i]].block if owners[i] >= 0 else -1
         if block >= 0:
             block_node = &page.nodes[block]
@@ -1404,10 +1465,10 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
     cdef Scratch scratch
     scratch.memory = page.memory
     words_of_title.words, words_of_title.sizes, words_of_title.found = NULL, NULL, NULL
-    title_tokens = None  # set(_TOKEN.findall(title.lower())), made when a line or the title needs Python
+    title_tokens = None  # set(density.tokens(title.lower())), made when a line or the title needs Python
     ascii_title = None
     if not _title_words(title, &scratch, &words_of_title):
-        title_tokens = set(_TOKEN.findall(title.lower()))
+        title_tokens = set(_tokens_of(title.lower(), page.cjk))
         ascii_title = [word.encode() for word in title_tokens if word.isascii()]
         words_of_title.count = len(title_tokens)
         words_of_title.ascii = len(ascii_title)
@@ -1441,19 +1502,19 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
                 distinct = _distinct(data, size, words, &scratch) if shared else 0
             else:
                 if title_tokens is None:
-                    title_tokens = set(_TOKEN.findall(title.lower()))
-                tokens = _TOKEN.findall(text.lower())
+                    title_tokens = set(_tokens_of(title.lower(), page.cjk))
+                tokens = _tokens_of(text.lower(), page.cjk)
                 words = len(tokens)
                 token_set = set(tokens)
                 distinct = len(token_set)
                 shared = len(token_set & title_tokens)
-                commas = text.count(",")
+                commas = _commas_of(text, page.cjk)
             row = out + i * stride
             memset(row, 0, _NFEATURES * sizeof(double))
             row[0] = log1p(<double> (cumulative[i + 1] - cumulative[i]))
             row[1] = log1p(<double> words)
             row[2] = links[i]
-            ends = _ends_sentence(text)
+            ends = _ends_sentence(text, page.cjk)
             row[3] = 1.0 if ends else 0.0
             if commas:
                 row[4] = <double> commas / <double> (words if words > 1 else 1)

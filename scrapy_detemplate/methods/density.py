@@ -74,7 +74,69 @@ _INLINE = frozenset({
     "a", "span", "b", "i", "em", "strong", "font", "small", "big", "u", "s", "sup", "sub", "code", "tt", "abbr",
     "acronym", "cite", "q", "label", "time", "mark", "br", "img",
 })  # fmt: skip
+#: A line ends like a sentence when its last character is one of these (:data:`_CJK_SENTENCE_END` on a page
+#: written in Chinese or Japanese).
 _SENTENCE_END = ".!?\"'”"
+_CJK_SENTENCE_END = _SENTENCE_END + "。！？｡"
+
+# Pages written without spaces between words: Chinese and Japanese (ideographs, kana).  The measures of
+# amount of text (characters, words, commas, sentence ends, the title's words) were learned on languages
+# written with spaces, where a word is about six characters with its space.  There a whole CJK clause is
+# one ``\w+`` token, a paragraph has no ``,`` and no ``.``, and a line looks a third as long as the same
+# text in English: the trees would read an article as a menu.  So on a page whose visible text is at
+# least a tenth CJK characters (:func:`written_without_spaces`), a CJK character counts
+# :data:`CJK_CHARS` characters (:func:`text_size`), a run of them gives one word per two characters
+# (:func:`tokens`; Chinese words are 1.5-2 characters, Japanese ones longer), and the full-width
+# stops and commas (``。！？``, ``，、``) count as their ASCII forms do.  Any other page is measured as
+# before, CJK words in its menus (a language picker's ``日本語``) included.  Hangul is written with
+# spaces and needs none of this; Thai, Lao, Khmer and Myanmar, also written without spaces, are not
+# handled yet.  Measured on the corpus pages rewritten in a CJK-like script: ``bench/quality_cjk.py``.
+_CJK = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+"
+)
+#: What a CJK character counts for in :func:`text_size` (about half a word of six characters).
+CJK_CHARS = 3
+
+
+def _cjk_chars(text: str) -> int:
+    return 0 if text.isascii() else sum(map(len, _CJK.findall(text)))
+
+
+def written_without_spaces(lines: Sequence[Line]) -> bool:
+    """Whether at least a tenth of the lines' characters are CJK ones (see :data:`_CJK`)."""
+    cjk = sum(_cjk_chars(line.text) for line in lines)
+    return cjk > 0 and 10 * cjk >= sum(len(line.text) for line in lines)
+
+
+def text_size(text: str, cjk: bool = False) -> int:
+    """``len(text)``; on a page written without spaces (``cjk``), each CJK character counts :data:`CJK_CHARS`."""
+    return len(text) + (CJK_CHARS - 1) * _cjk_chars(text) if cjk else len(text)
+
+
+def commas(text: str, cjk: bool = False) -> int:
+    """The commas of ``text``: ``,``, and on a page written without spaces (``cjk``) ``，`` and ``、`` too."""
+    count = text.count(",")
+    return count + text.count("\uff0c") + text.count("\u3001") if cjk and not text.isascii() else count
+
+
+def tokens(text: str, cjk: bool = False) -> list[str]:
+    """``_TOKEN.findall(text)``; on a page written without spaces (``cjk``), every run of CJK characters
+    in a token cut into pairs (its last one alone when odd)."""
+    found = _TOKEN.findall(text)
+    if not cjk or text.isascii():
+        return found
+    out: list[str] = []
+    for token in found:
+        at = 0
+        for run in _CJK.finditer(token):
+            if run.start() > at:
+                out.append(token[at : run.start()])
+            out.extend(token[k : k + 2] for k in range(run.start(), run.end(), 2))
+            at = run.end()
+        if at < len(token):
+            out.append(token[at:] if at else token)
+    return out
+
 
 #: Tags whose presence among a line's ancestors (and as its own element) are features.
 TAGS = (
@@ -130,29 +192,30 @@ def container_scores(root: etree._Element) -> tuple[dict[etree._Element, float],
 
 
 def _containers(
-    body: etree._Element,
+    body: etree._Element, cjk: bool = False
 ) -> tuple[dict[etree._Element, float], set[etree._Element], dict[etree._Element, int], dict[etree._Element, int]]:
     """The container scores, the chosen containers, and per element the visible
     and the link characters they came from.
 
     One bottom-up pass first measures every element's visible characters,
-    commas and link characters (text of script, style and the like excluded).
+    commas and link characters (text of script, style and the like excluded;
+    ``cjk``: as on a page written without spaces, :func:`text_size`).
     """
     chars: dict[etree._Element, int] = {}
-    commas: dict[etree._Element, int] = {}
+    counted: dict[etree._Element, int] = {}
     links: dict[etree._Element, int] = {}
     order = list(body.iter())
     for el in reversed(order):  # descendants before ancestors
         tag = el.tag
         visible = isinstance(tag, str) and tag not in SKIP_TAGS
         text = " ".join(el.text.split()) if visible and el.text else ""
-        c, k, a = len(text), text.count(","), 0
+        c, k, a = text_size(text, cjk), commas(text, cjk), 0
         for child in el:
             tail = " ".join(child.tail.split()) if child.tail else ""
-            c += chars.get(child, 0) + len(tail)
-            k += commas.get(child, 0) + tail.count(",")
+            c += chars.get(child, 0) + text_size(tail, cjk)
+            k += counted.get(child, 0) + commas(tail, cjk)
             a += links.get(child, 0)
-        chars[el], commas[el] = c, k
+        chars[el], counted[el] = c, k
         links[el] = c if tag == "a" else a
     raw: dict[etree._Element, float] = {}
     for el in order:
@@ -161,7 +224,7 @@ def _containers(
             continue
         if tag == "div" and any(isinstance(c.tag, str) and c.tag in _DIV_BLOCKS for c in el):
             continue  # only a div without block children acts as a paragraph
-        vote = 1 + commas[el] + min(chars[el] // 100, 3)
+        vote = 1 + counted[el] + min(chars[el] // 100, 3)
         parent = el.getparent()
         for ancestor, share in ((parent, 1.0), (parent.getparent() if parent is not None else None, 0.5)):
             if ancestor is None or not isinstance(ancestor.tag, str):
@@ -283,10 +346,12 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
 def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
     """:func:`line_features` in Python: the reference, and the fallback when the extension is not built."""
     body = find_body(root)
-    scores, chosen, chars_of, links_of = _containers(body) if body is not None else ({}, set(), {}, {})
+    cjk = written_without_spaces(lines)
+    scores, chosen, chars_of, links_of = _containers(body, cjk) if body is not None else ({}, set(), {}, {})
     best = max((scores[c] for c in chosen), default=0.0)
     ancestry = _Ancestry(scores, chosen)
-    title_tokens = set(_TOKEN.findall(title.lower()))
+    title_tokens = set(tokens(title.lower(), cjk))
+    ends = _CJK_SENTENCE_END if cjk else _SENTENCE_END
     per_line: list[tuple[_Info, str, float]] = []
     records = _Records(body, ancestry, chars_of, links_of)
     record_columns: list[tuple[float, ...]] = []
@@ -304,7 +369,7 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
             if owner_info is None:
                 owner_info, own_tag = info, owner.tag if isinstance(owner.tag, str) else ""
                 record = records.of(owner)
-            piece = len(" ".join(((el.tail if is_tail else el.text) or "").split()))
+            piece = text_size(" ".join(((el.tail if is_tail else el.text) or "").split()), cjk)
             total += piece
             if "a" in info[0]:
                 link += piece
@@ -313,7 +378,7 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
     n = len(lines)
     inside_at = [i for i, (info, _, _) in enumerate(per_line) if info[3]]
     first_in, last_in = (inside_at[0], inside_at[-1]) if inside_at else (n, -1)
-    log_chars = [math.log1p(len(line.text)) for line in lines]
+    log_chars = [math.log1p(text_size(line.text, cjk)) for line in lines]
     max_log_chars = max(log_chars, default=0.0)
     links = [p[2] for p in per_line]
     # Lines per block: count, sentence-like ones, summed log length.
@@ -321,11 +386,11 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
     for line, (info, _, _), size in zip(lines, per_line, log_chars, strict=True):
         stat = blocks.setdefault(info[9], [0, 0, 0.0])
         stat[0] += 1
-        stat[1] += 1 if line.text[-1:] in _SENTENCE_END else 0
+        stat[1] += 1 if line.text[-1:] in ends else 0
         stat[2] += size
     body_chars = max(1, chars_of.get(body, 0)) if body is not None else 1
     container_share = sum(chars_of.get(c, 0) for c in chosen) / body_chars
-    line_chars = [len(line.text) for line in lines]
+    line_chars = [text_size(line.text, cjk) for line in lines]
     page_chars = sum(line_chars) or 1
     cumulative = [0] * (n + 1)
     for i, size in enumerate(line_chars):
@@ -335,8 +400,8 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
         (tags, boiler, content, inside, near, depth, boiler_below, content_below, depth_below, block, comments,
          unlikely) = info  # fmt: skip
         text = line.text
-        tokens = _TOKEN.findall(text.lower())
-        words = len(tokens)
+        found = tokens(text.lower(), cjk)
+        words = len(found)
         under = [0.0] * len(TAGS)
         for tag in tags:
             j = _TAG_INDEX.get(tag)
@@ -345,7 +410,7 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
         own = [0.0] * len(TAGS)
         if own_tag in _TAG_INDEX:
             own[_TAG_INDEX[own_tag]] = 1.0
-        token_set = set(tokens)
+        token_set = set(found)
         shared = len(token_set & title_tokens)
         before = first_in - i if i < first_in else 0
         after = i - last_in if i > last_in else 0
@@ -358,8 +423,8 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
                 log_chars[i],
                 math.log1p(words),
                 link_density,
-                1.0 if text[-1:] in _SENTENCE_END else 0.0,
-                text.count(",") / max(1, words),
+                1.0 if text[-1:] in ends else 0.0,
+                commas(text, cjk) / max(1, words),
                 i / max(1, n - 1),
                 min(boiler, 3) / 3,
                 min(content, 3) / 3,

@@ -119,3 +119,45 @@ def test_a_line_knows_the_repeated_records_it_stands_in():
     # The story's paragraphs are a group inside the main container; a line in no group has zeros.
     assert named[ARTICLE]["record_in_container"] == 1.0 and named[ARTICLE]["record_count"] == math.log1p(3)
     assert all(named["Contact us"][name] == 0.0 for name in density.RECORD_FEATURES)
+
+
+def test_chinese_and_japanese_text_is_measured_in_words_not_in_runs():
+    # Written without spaces, a CJK sentence is one \w+ run: counted as such it would read as one long word.
+    assert density.tokens("今天的新闻很重要", cjk=True) == ["今天", "的新", "闻很", "重要"]
+    assert density.tokens("mixed 中文内容x and 日本語", cjk=True) == ["mixed", "中文", "内容", "x", "and", "日本", "語"]
+    assert density.tokens("plain words, 123", cjk=True) == ["plain", "words", "123"]
+    assert density.text_size("新闻 ab", cjk=True) == 3 * 2 + 3 and density.text_size("plain", cjk=True) == 5
+    assert density.commas("一，二、三, four", cjk=True) == 3
+    # On a page of another language, as before: a language picker's "日本語" is one word of three characters.
+    assert density.tokens("日本語", cjk=False) == ["日本語"] and density.text_size("日本語") == 3
+    assert density.commas("一，二、三, four") == 1
+
+
+def test_a_page_is_written_without_spaces_when_a_tenth_of_its_characters_are_cjk():
+    root = parse_html(
+        "<html><body><p>English | 日本語 | 简体中文 | 繁體中文 | Español</p><p>" + "x" * 120 + "</p></body></html>"
+    )
+    assert not density.written_without_spaces(visible_lines(root))  # 11 of 157 characters
+    root = parse_html("<html><body><p>日本語のページです。</p><p>" + "x" * 60 + "</p></body></html>")
+    assert density.written_without_spaces(visible_lines(root))  # 9 of 70
+
+
+def test_a_chinese_line_reads_like_a_line_written_with_spaces():
+    sentence = "这是一篇很长的新闻报道，讲述了今天发生的事情、明天的计划和后天的安排。"
+    root = parse_html(
+        f"""<html><head><title>今天的新闻</title></head><body><ul class="nav"><li><a href="/">首页</a></li>
+        <li><a href="/n">新闻</a></li></ul><div class="story"><h1>今天的新闻</h1><p>{sentence * 3}</p>
+        <p>{sentence * 2}</p></div></body></html>"""
+    )
+    lines = visible_lines(root)
+    named = {
+        line.text: dict(zip(FEATURES, row, strict=True))
+        for line, row in zip(lines, line_features(root, lines, "今天的新闻"), strict=True)
+    }
+    story = named[sentence * 3]
+    assert story["in_container"] == 1.0 and story["ends_sentence"] == 1.0
+    assert story["log_words"] == math.log1p(len(density.tokens(sentence * 3, cjk=True)))  # 48, not 6 clauses
+    assert story["log_chars"] == math.log1p(3 * (32 * 3 + 3))  # 32 ideographs at 3 and 3 marks at 1, thrice
+    assert story["commas_per_word"] == 6 / len(density.tokens(sentence * 3, cjk=True))
+    assert named["今天的新闻"]["title_cover"] == 1.0
+    assert named["首页"]["link_density"] == 1.0 and named["首页"]["in_container"] == 0.0

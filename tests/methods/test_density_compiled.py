@@ -116,8 +116,17 @@ EDGE_CASES = {
     + "</body></html>",
     "many title words": "<html><head><title>" + " ".join(f"w{k}" for k in range(100)) + "</title></head>"
     "<body><p>" + " ".join(f"w{k}" for k in range(0, 200, 3)) + "</p></body></html>",
+    "chinese and japanese text": """<html><head><title>今日的新闻 News</title></head><body>
+        <ul><li><a href="/">首页</a></li><li><a href="/n">新闻中心</a></li></ul><div class="content">
+        <h1>今日的新闻</h1><p>这是一篇很长的新闻报道，讲述了今天发生的事情、明天的计划和后天的安排。记者在现场采访了许多人。</p>
+        <p>日本語の文章です。カタカナとひらがな、そして漢字が混ざっています！本当ですか？はい｡</p>
+        <p>Mixed 中文 and English, 以及全角，逗号、顿号 text 123。</p></div>
+        <div class="footer">版权所有 © 2026</div></body></html>""",
     "sentence ends": """<html><body><p>Ends.</p><p>Ends!</p><p>Ends?</p><p>"Ends"</p><p>'Ends'</p>
-        <p>“Ends”</p><p>Does not end,</p><p>Ends…</p></body></html>""",
+        <p>“Ends”</p><p>Does not end,</p><p>Ends…</p><p>终。</p><p>終！</p><p>終？</p><p>終｡</p><p>终，</p>
+        </body></html>""",
+    "a language picker on a page written with spaces": f"""<html><body><ul class="lang"><li>English</li>
+        <li>日本語</li><li>简体中文，繁體中文</li></ul><p>{STORY}</p><p>终。</p></body></html>""",
     "forms and navigation": """<html><body><header><nav><form><label>Search</label><select><option>One
         </option><option>Two</option></select><button>Go</button></form></nav></header><main><article>
         <h2>Title</h2><p>Text, text. <time>Today</time> <small>small</small> <sup>1</sup> <cite>c</cite></p>
@@ -239,7 +248,8 @@ WORDS = (
 )  # fmt: skip
 TEXTS = (
     "Hello", " world, ", STORY, "it’s “quoted” — fine… ", "Café naïve ", "İstanbul", " Straße ", "K Kelvin",
-    "中文内容", "\xa0", "\u2003", "\u3000", "\x85", "&amp;", "&nbsp;", "&#8217;", "\t\n", ",,, ", "x" * 120,
+    "中文内容", "新闻，今天、明天。", "カタカナのテキスト！", "漢字？", "𠀀𠀁", "ｶﾀｶﾅ", "｡", "\xa0", "\u2003",
+    "\u3000", "\x85", "&amp;", "&nbsp;", "&#8217;", "\t\n", ",,, ", "x" * 120,
     "!", "?", "”", "_under_score ", "123", ". ", "Big story today ", "ΣΑΣ", "ﬁne",
 )  # fmt: skip
 
@@ -284,6 +294,13 @@ pages = st.builds(
 def test_random_pages_give_the_python_features(html: str, title: str) -> None:
     check_page(html)
     check_page(html, title)
+
+
+@needs_compiled
+def test_the_c_cjk_test_is_the_python_pattern_on_every_code_point() -> None:
+    assert compiled is not None
+    is_cjk = compiled._is_cjk
+    assert [cp for cp in range(0x110000) if is_cjk(cp) != bool(density._CJK.fullmatch(chr(cp)))] == []
 
 
 @needs_compiled

@@ -1,0 +1,152 @@
+"""The default on pages written without spaces (Chinese, Japanese), simulated from the corpus's pages.
+
+The development corpus is English.  To see what the line measures do with a script written without
+spaces between words, every page is rewritten: each word of its visible text becomes two CJK
+ideographs (the same word, the same two, on every page: a hash of the word in lower case), the spaces
+between words go, and ``, . ! ? : ; ( )`` become their full-width forms (a space is kept beside digits
+and Latin words that are left as they were).  The markup, the links and the class names stay as they
+were.  One default engine cleans the original pages (a control, parsed and serialised the same way)
+and another the rewritten ones, in crawl order; the rewritten output is mapped back to its words
+(pair by pair) and both are scored against the original gold (METRICS.md), so the two figures differ
+only by what the script does to the method, not to the metric.
+
+The shipped model has seen these corpora, so the figures are in-corpus: the drop from control to
+CJK is the point, not the level.  Usage (from the repository root)::
+
+    .venv/bin/python bench/quality_cjk.py [--corpus ../shared/corpus] [c2f dragnet10 wcxb-dev]
+
+Figures also go to ``bench/results/quality_cjk.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+from statistics import mean
+
+import lxml.html
+from _results import CORPUS, write_result  # bench/, the script's folder
+from lxml import etree
+
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.engine import Detemplater
+from scrapy_detemplate.evaluation import CorpusPage, read_manifest, score_page
+
+FULL_WIDTH = {",": "，", ".": "。", "!": "！", "?": "？", ":": "：", ";": "；", "(": "（", ")": "）"}
+HALF_WIDTH = {v: k for k, v in FULL_WIDTH.items()}
+LETTERS = re.compile(r"[^\W\d_]+")
+#: The ideographs words become: U+4E00 and the 19,999 after it.
+FIRST, COUNT = 0x4E00, 20_000
+PAIRS = re.compile(f"[{chr(FIRST)}-{chr(FIRST + COUNT - 1)}]+")
+CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+INVISIBLE = frozenset({"script", "style", "noscript", "textarea"})
+HEADERS = [("Content-Type", "text/html")]
+
+
+def ideographs(word: str) -> str:
+    """The two ideographs that stand for ``word`` (case folded) on every page."""
+    n = int.from_bytes(hashlib.blake2b(word.lower().encode(), digest_size=4).digest(), "little")
+    return chr(FIRST + n % COUNT) + chr(FIRST + (n // COUNT) % COUNT)
+
+
+def _cjk(ch: str) -> bool:
+    return FIRST <= ord(ch) < FIRST + COUNT or ch in HALF_WIDTH
+
+
+def rewrite(text: str) -> str:
+    """``text`` as if written in a CJK script: words as ideographs, no spaces between them."""
+    out: list[str] = []
+    for token in text.split():
+        token = LETTERS.sub(lambda m: ideographs(m.group()), token)
+        token = "".join(FULL_WIDTH.get(ch, ch) for ch in token)
+        if out and not (_cjk(out[-1][-1]) and _cjk(token[0])):
+            out.append(" ")
+        out.append(token)
+    return CONTROLS.sub("", "".join(out))
+
+
+def read_back(text: str, words: dict[str, str]) -> str:
+    """A rewritten text in its words again (pairs of ideographs -> words, full-width marks -> ASCII)."""
+    text = PAIRS.sub(lambda m: " ".join(words.get(m[0][k : k + 2], "?") for k in range(0, len(m[0]), 2)), text)
+    return "".join(HALF_WIDTH[ch] + " " if ch in HALF_WIDTH else ch for ch in text)
+
+
+def versions(page: CorpusPage) -> tuple[str, str]:
+    """The page parsed and serialised, declared UTF-8 (the control), and the same rewritten."""
+    root = lxml.html.document_fromstring(page.html)
+    for meta in root.xpath("//meta[@charset or translate(@http-equiv, 'CONTENTYP', 'contentyp')='content-type']"):
+        meta.getparent().remove(meta)
+    head = root.find("head")
+    if head is None:
+        head = etree.Element("head")
+        root.insert(0, head)
+    head.insert(0, etree.Element("meta", charset="utf-8"))
+    control = lxml.html.tostring(root, encoding="unicode")
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.tag not in INVISIBLE and el.text:
+            el.text = rewrite(el.text)
+        if el.tail:
+            el.tail = rewrite(el.tail)
+    return control, lxml.html.tostring(root, encoding="unicode")
+
+
+def measure(manifest: Path) -> dict[str, list[tuple[str, float, float]]]:
+    """Per version (control, cjk): (site, F1, F1 of keeping every line) of every page, in the original words."""
+    engines = {"control": Detemplater(DetemplateConfig()), "cjk": Detemplater(DetemplateConfig())}
+    out: dict[str, list[tuple[str, float, float]]] = {"control": [], "cjk": []}
+    for page in read_manifest(manifest):
+        try:
+            control, rewritten = versions(page)
+        except (etree.ParserError, ValueError):  # an empty or unparsable page: left out of both
+            continue
+        visible = CorpusPage(page.site, page.url, control.encode(), page.gold).visible_text()
+        words = {ideographs(w): w.lower() for w in LETTERS.findall(visible + "\n" + page.gold)}
+        for name, html in (("control", control), ("cjk", rewritten)):
+            result = engines[name].process(page.url, html, headers=HEADERS)
+            whole = CorpusPage(page.site, page.url, html.encode(), "").visible_text()
+            text = result.text if result.status != "passthrough" else whole
+            if name == "cjk":
+                text, whole = read_back(text, words), read_back(whole, words)
+            out[name].append(
+                (page.site, score_page(text, page.gold, visible).f1, score_page(whole, page.gold, visible).f1)
+            )
+    return out
+
+
+def report(corpus: Path, names: list[str]) -> str:
+    lines = [
+        "The default (combined, shipped model) on each corpus's pages and on the same pages rewritten in a",
+        "CJK-like script (bench/quality_cjk.py), scored in the original words; in-corpus figures.",
+        "",
+        f"{'corpus':<10} {'version':<8} {'pages':>6} {'keep-all micro':>15} {'site-macro F1':>14} {'micro F1':>9}",
+    ]
+    for name in names:
+        scores = measure(corpus / f"{name}.manifest.jsonl")
+        for version, rows in scores.items():
+            sites: dict[str, list[float]] = defaultdict(list)
+            for site, f1, _ in rows:
+                sites[site].append(f1)
+            macro = mean(mean(v) for v in sites.values())
+            keep = mean(r[2] for r in rows)
+            micro = mean(r[1] for r in rows)
+            lines.append(f"{name:<10} {version:<8} {len(rows):>6} {keep:>15.4f} {macro:>14.4f} {micro:>9.4f}")
+            print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("corpora", nargs="*", default=["c2f", "dragnet10", "wcxb-dev"])
+    args = parser.parse_args(argv)
+    text = report(args.corpus, args.corpora)
+    print(f"written to {write_result('quality_cjk.txt', text)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
