@@ -134,7 +134,7 @@ def tokens(text: str, cjk: bool = False) -> list[str]:
             out.extend(token[k : k + 2] for k in range(run.start(), run.end(), 2))
             at = run.end()
         if at < len(token):
-            out.append(token[at:] if at else token)
+            out.append(token[at:])
     return out
 
 
@@ -378,7 +378,8 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
     n = len(lines)
     inside_at = [i for i, (info, _, _) in enumerate(per_line) if info[3]]
     first_in, last_in = (inside_at[0], inside_at[-1]) if inside_at else (n, -1)
-    log_chars = [math.log1p(text_size(line.text, cjk)) for line in lines]
+    line_chars = [text_size(line.text, cjk) for line in lines]
+    log_chars = [math.log1p(size) for size in line_chars]
     max_log_chars = max(log_chars, default=0.0)
     links = [p[2] for p in per_line]
     # Lines per block: count, sentence-like ones, summed log length.
@@ -390,7 +391,6 @@ def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = 
         stat[2] += size
     body_chars = max(1, chars_of.get(body, 0)) if body is not None else 1
     container_share = sum(chars_of.get(c, 0) for c in chosen) / body_chars
-    line_chars = [text_size(line.text, cjk) for line in lines]
     page_chars = sum(line_chars) or 1
     cumulative = [0] * (n + 1)
     for i, size in enumerate(line_chars):
