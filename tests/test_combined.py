@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
+from scrapy_detemplate.methods import density
 from scrapy_detemplate.runners.combined import (
     FEATURES,
     KEEP_WEIGHT,
@@ -289,6 +290,29 @@ def test_a_run_the_page_already_showed_is_a_copy_and_goes_once_the_first_stays()
     assert drop_copies([*short, *short], frozenset(), _never, _never) == frozenset()
     # code shown twice (the copy stands in a <pre>) stays
     assert drop_copies(texts, frozenset(), _never, lambda i: i >= 6) == frozenset()
+
+
+#: Three paragraphs of a story in Chinese: no spaces, so ``split`` finds one word a line; 33 words as
+#: the line measures count them (a pair of CJK characters is one).
+CHINESE = [
+    "大桥工程今天通过了市议会的投票，新桥将连接河的两岸。",
+    "市长表示新桥将在明年春天开工建设，预计三年后完工通车。",
+    "居民们对这项决定普遍表示欢迎，认为它会缩短上班的时间。",
+]
+
+
+def test_on_a_page_written_without_spaces_a_run_counts_its_cjk_words():
+    assert sum(len(text.split()) for text in CHINESE) < 30 <= sum(len(density.tokens(t, True)) for t in CHINESE)
+    texts = ["菜单", *CHINESE, "分享", *CHINESE, "页脚"]
+    assert drop_copies(texts, frozenset(), _never, _never) == frozenset(range(5, 8))
+    # The same run on a page that is not written without spaces (a tenth of its characters or more
+    # CJK ones): words by spaces, and three are not a run.
+    english = [f"Line {n} of an English page about the bridge and the vote." for n in range(40)]
+    spaced = [*english, *CHINESE, "Share", *CHINESE]
+    assert not density.texts_written_without_spaces(spaced)
+    assert drop_copies(spaced, frozenset(), lambda i: i < 40, _never) == frozenset()
+    # Short runs stay short: two CJK lines of a few characters each are not a run on any page.
+    assert drop_copies(["首页", "新闻", "体育", "首页", "新闻", "体育"], frozenset(), _never, _never) == frozenset()
 
 
 def test_a_documentation_page_repeating_itself_inside_its_container_keeps_both():

@@ -104,8 +104,13 @@ def _cjk_chars(text: str) -> int:
 
 def written_without_spaces(lines: Sequence[Line]) -> bool:
     """Whether at least a tenth of the lines' characters are CJK ones (see :data:`_CJK`)."""
-    cjk = sum(_cjk_chars(line.text) for line in lines)
-    return cjk > 0 and 10 * cjk >= sum(len(line.text) for line in lines)
+    return texts_written_without_spaces([line.text for line in lines])
+
+
+def texts_written_without_spaces(texts: Sequence[str]) -> bool:
+    """:func:`written_without_spaces` of the lines' texts."""
+    cjk = sum(map(_cjk_chars, texts))
+    return cjk > 0 and 10 * cjk >= sum(map(len, texts))
 
 
 def text_size(text: str, cjk: bool = False) -> int:

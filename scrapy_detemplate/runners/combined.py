@@ -676,12 +676,14 @@ def drop_copies(
     """``template`` with the lines of every run the page already showed, word for word, and keeps.
 
     A run of at least :data:`COPY_LINES` lines and :data:`COPY_WORDS` words
-    that repeats an earlier run of the page line for line (the story printed
-    twice, a forum post quoted whole, a product's bullet list in its summary
-    and again in its details) is a copy: the content measures count every
-    word, the gold holds it once, and a reader (a search index, a RAG store)
-    wants it once.  Nothing is lost: a run is dropped only when none of the
-    earlier run's lines is template, so the text stays where it stood first.
+    (on a page written without spaces, words as :func:`density.tokens` counts
+    them: a pair of CJK characters is one) that repeats an earlier run of the
+    page line for line (the story printed twice, a forum post quoted whole, a
+    product's bullet list in its summary and again in its details) is a
+    copy: the content measures count every word, the gold holds it once,
+    and a reader (a search index, a RAG store) wants it once.  Nothing is
+    lost: a run is dropped only when none of the earlier run's lines is
+    template, so the text stays where it stood first.
     One kind of repetition is the page's own, and stays: two runs inside the
     page's main container with other lines between them (a documentation
     page's inherited members, a summary table's descriptions again in the
@@ -695,6 +697,7 @@ def drop_copies(
     places: dict[str, list[int]] = {}
     drop: list[int] = []
     count = len(texts)
+    cjk: bool | None = None  # the page written without spaces; unknown until a run needs it
     j = 0
     while j < count:
         text = texts[j]
@@ -707,9 +710,18 @@ def drop_copies(
             if run > length:
                 length, start = run, earlier
         seen.append(j)
-        if length < COPY_LINES or sum(len(texts[j + k].split()) for k in range(length)) < COPY_WORDS:
+        if length < COPY_LINES:
             j += 1
             continue
+        run_texts = texts[j : j + length]
+        if sum(len(text.split()) for text in run_texts) < COPY_WORDS:
+            # Words by spaces, and on a page written without spaces by the line measures' words (a
+            # run of CJK characters gives one a pair): asked of the page only when a run comes this far.
+            if cjk is None:
+                cjk = _density.texts_written_without_spaces(texts)
+            if not cjk or sum(len(_density.tokens(text, True)) for text in run_texts) < COPY_WORDS:
+                j += 1
+                continue
         if (
             not any(start + k in template for k in range(length))
             and not (j > start + length and inside(j) and inside(start))
