@@ -98,7 +98,8 @@ _CJK = re.compile(
 CJK_CHARS = 3
 
 
-def _cjk_chars(text: str) -> int:
+def cjk_chars(text: str) -> int:
+    """The CJK characters of ``text`` (see :data:`_CJK`)."""
     return 0 if text.isascii() else sum(map(len, _CJK.findall(text)))
 
 
@@ -109,13 +110,13 @@ def written_without_spaces(lines: Sequence[Line]) -> bool:
 
 def texts_written_without_spaces(texts: Sequence[str]) -> bool:
     """:func:`written_without_spaces` of the lines' texts."""
-    cjk = sum(map(_cjk_chars, texts))
+    cjk = sum(map(cjk_chars, texts))
     return cjk > 0 and 10 * cjk >= sum(map(len, texts))
 
 
 def text_size(text: str, cjk: bool = False) -> int:
     """``len(text)``; on a page written without spaces (``cjk``), each CJK character counts :data:`CJK_CHARS`."""
-    return len(text) + (CJK_CHARS - 1) * _cjk_chars(text) if cjk else len(text)
+    return len(text) + (CJK_CHARS - 1) * cjk_chars(text) if cjk else len(text)
 
 
 def commas(text: str, cjk: bool = False) -> int:

@@ -676,8 +676,8 @@ def drop_copies(
     """``template`` with the lines of every run the page already showed, word for word, and keeps.
 
     A run of at least :data:`COPY_LINES` lines and :data:`COPY_WORDS` words
-    (on a page written without spaces, words as :func:`density.tokens` counts
-    them: a pair of CJK characters is one) that repeats an earlier run of the
+    (words by spaces, and on a page written without spaces each pair of CJK
+    characters one more, as in the line measures) that repeats an earlier run of the
     page line for line (the story printed twice, a forum post quoted whole, a
     product's bullet list in its summary and again in its details) is a
     copy: the content measures count every word, the gold holds it once,
@@ -714,14 +714,17 @@ def drop_copies(
             j += 1
             continue
         run_texts = texts[j : j + length]
-        if sum(len(text.split()) for text in run_texts) < COPY_WORDS:
-            # Words by spaces, and on a page written without spaces by the line measures' words (a
-            # run of CJK characters gives one a pair): asked of the page only when a run comes this far.
+        words = sum(len(line.split()) for line in run_texts)
+        short = words < COPY_WORDS
+        if short and words + sum(map(_density.cjk_chars, run_texts)) // 2 >= COPY_WORDS:
+            # On a page written without spaces a pair of CJK characters is a word, as in the line
+            # measures; the page is asked only when that makes the run long enough.
             if cjk is None:
                 cjk = _density.texts_written_without_spaces(texts)
-            if not cjk or sum(len(_density.tokens(text, True)) for text in run_texts) < COPY_WORDS:
-                j += 1
-                continue
+            short = not cjk
+        if short:
+            j += 1
+            continue
         if (
             not any(start + k in template for k in range(length))
             and not (j > start + length and inside(j) and inside(start))

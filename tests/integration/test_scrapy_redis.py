@@ -97,6 +97,12 @@ def redis() -> Iterator[RedisServer]:
     srv.stop()
 
 
+#: How long a wait for the workers' progress may take: a worker is a new process that imports Scrapy
+#: and reads the model, seconds on an idle machine; once, with two training runs on the same two cores,
+#: a 60-second wait timed out. A wait ends as soon as what it waits for is there.
+PATIENCE = 180.0
+
+
 class Worker:
     def __init__(self, name: str, server: RedisServer, out: Path, follow: bool, settings: dict[str, Any]) -> None:
         self.name, self.out = name, out / name
@@ -105,7 +111,7 @@ class Worker:
         self.log = (self.out / "log.txt").open("w")
         self.proc = subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stderr=self.log, text=True)
 
-    def wait(self, timeout: float = 120) -> dict[str, Any]:
+    def wait(self, timeout: float = 2 * PATIENCE) -> dict[str, Any]:
         """Wait for a normal exit (bounded); the worker's stats."""
         try:
             self.proc.wait(timeout=timeout)
@@ -164,7 +170,7 @@ def test_two_workers_crawl_every_page_once_and_share_what_they_learn(site, redis
             with handler.lock:
                 return {"worker-a", "worker-b"} <= handler.requested.keys()
 
-        wait_until(both_asked, 60, "both workers to ask for a page")
+        wait_until(both_asked, PATIENCE, "both workers to ask for a page")
         handler.released.set()
         stats = {w.name: w.wait() for w in workers}
     finally:
@@ -225,11 +231,11 @@ def test_a_worker_killed_mid_crawl_loses_nothing_once_its_requests_are_fed_again
     a = Worker("a", redis, tmp_path, follow=False, settings=settings)
     b = Worker("b", redis, tmp_path, follow=False, settings=settings)
     try:
-        wait_until(lambda: "worker-a" in handler.requested, 60, "worker a to ask for a page")
+        wait_until(lambda: "worker-a" in handler.requested, PATIENCE, "worker a to ask for a page")
         handler.hold.remove("worker-b")
         # Kill "a" in the middle of the crawl, while the server holds requests of its (they cannot finish).
-        wait_until(lambda: len(items(redis)) >= len(urls) // 4, 60, "a quarter of the pages")
-        wait_until(lambda: handler.in_flight["worker-a"] > 0, 30, "a request of worker a in flight")
+        wait_until(lambda: len(items(redis)) >= len(urls) // 4, PATIENCE, "a quarter of the pages")
+        wait_until(lambda: handler.in_flight["worker-a"] > 0, PATIENCE, "a request of worker a in flight")
         held = handler.in_flight["worker-a"]
         a.kill()
         handler.released.set()
