@@ -25,6 +25,8 @@ import hashlib
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from statistics import mean
 
@@ -75,8 +77,9 @@ def read_back(text: str, words: dict[str, str]) -> str:
     return "".join(HALF_WIDTH[ch] + " " if ch in HALF_WIDTH else ch for ch in text)
 
 
-def versions(page: CorpusPage) -> tuple[str, str]:
-    """The page parsed and serialised, declared UTF-8 (the control), and the same rewritten."""
+def versions(page: CorpusPage, rewrite: Callable[[str], str] = rewrite) -> tuple[str, str]:
+    """The page parsed and serialised, declared UTF-8 (the control), and the same with ``rewrite`` applied to
+    every text of its body and head but scripts, styles and text areas."""
     root = lxml.html.document_fromstring(page.html)
     for meta in root.xpath("//meta[@charset or translate(@http-equiv, 'CONTENTYP', 'contentyp')='content-type']"):
         meta.getparent().remove(meta)
@@ -105,22 +108,37 @@ def measure(manifest: Path) -> dict[str, list[tuple[str, float, float]]]:
             continue
         visible = CorpusPage(page.site, page.url, control.encode(), page.gold).visible_text()
         words = {ideographs(w): w.lower() for w in LETTERS.findall(visible + "\n" + page.gold)}
-        for name, html in (("control", control), ("cjk", rewritten)):
-            result = engines[name].process(page.url, html, headers=HEADERS)
-            whole = CorpusPage(page.site, page.url, html.encode(), "").visible_text()
-            text = result.text if result.status != "passthrough" else whole
-            if name == "cjk":
-                text, whole = read_back(text, words), read_back(whole, words)
-            out[name].append(
-                (page.site, score_page(text, page.gold, visible).f1, score_page(whole, page.gold, visible).f1)
-            )
+        out["control"].append(scored(engines["control"], page, control, visible))
+        out["cjk"].append(scored(engines["cjk"], page, rewritten, visible, partial(read_back, words=words)))
     return out
 
 
-def report(corpus: Path, names: list[str]) -> str:
+def scored(
+    engine: Detemplater, page: CorpusPage, html: str, visible: str, read: Callable[[str], str] = str
+) -> tuple[str, float, float]:
+    """(site, F1, F1 of keeping every line) of ``html``, a version of ``page``, cleaned by ``engine``; both
+    texts read with ``read`` first (back to the page's own words) and scored against its gold and ``visible``."""
+    result = engine.process(page.url, html, headers=HEADERS)
+    whole = CorpusPage(page.site, page.url, html.encode(), "").visible_text()
+    text = read(result.text if result.status != "passthrough" else whole)
+    return page.site, score_page(text, page.gold, visible).f1, score_page(read(whole), page.gold, visible).f1
+
+
+TITLE = (
+    "The default (combined, shipped model) on each corpus's pages and on the same pages rewritten in a",
+    "CJK-like script (bench/quality_cjk.py), scored in the original words; in-corpus figures.",
+)
+
+
+def report(
+    corpus: Path,
+    names: list[str],
+    measure: Callable[[Path], dict[str, list[tuple[str, float, float]]]] = measure,
+    title: tuple[str, ...] = TITLE,
+) -> str:
+    """Per corpus and version, the pages, keeping every line's micro F1, site-macro F1 and micro F1."""
     lines = [
-        "The default (combined, shipped model) on each corpus's pages and on the same pages rewritten in a",
-        "CJK-like script (bench/quality_cjk.py), scored in the original words; in-corpus figures.",
+        *title,
         "",
         f"{'corpus':<10} {'version':<8} {'pages':>6} {'keep-all micro':>15} {'site-macro F1':>14} {'micro F1':>9}",
     ]

@@ -97,6 +97,7 @@ cdef unsigned long long _A_BIT = 0
 cdef Py_ssize_t _NTAGS_FEATURE = 0, _NFEATURES = 0, _UNDER = 0, _OWN = 0
 cdef object _d = None  # the density module
 cdef object _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _tokens_of, _commas_of
+cdef object _other_commas
 cdef object _find_body
 # density.LANDMARKS: each role's name (lower case ASCII; the bytes kept in _keep), its length and tag bit.
 DEF MAX_LANDMARKS = 16
@@ -135,6 +136,7 @@ cdef object ZERO = 0.0, ONE = 1.0, MINUS_ONE = -1.0
 cdef int _init() except -1:
     global _d, _ntags, _A_BIT, _NTAGS_FEATURE, _NFEATURES, _UNDER, _OWN, _nlandmarks
     global _BOILER, _CONTENT, _COMMENT, _UNLIKELY, _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN, _find_body, _tokens_of, _commas_of
+    global _other_commas
     if _d is not None:
         return 0
     from scrapy_detemplate import _html
@@ -177,12 +179,14 @@ cdef int _init() except -1:
         raise RuntimeError("density.FEATURES changed: update the compiled line features")
     _BOILER, _CONTENT, _COMMENT, _UNLIKELY = d._BOILER, d._CONTENT, d._COMMENT, d._UNLIKELY
     _MAYBE, _POSITIVE, _NEGATIVE, _TOKEN = d._MAYBE, d._POSITIVE, d._NEGATIVE, d._TOKEN
-    _tokens_of, _commas_of = d.tokens, d.commas
+    _tokens_of, _commas_of, _other_commas = d.tokens, d.commas, d._OTHER_COMMAS
     if (
-        d.CJK_CHARS != CJK_CHARS or d._SENTENCE_END != ".!?\"'\u201d"
+        d.CJK_CHARS != CJK_CHARS
+        or d._SENTENCE_END != ".!?\"'\u201d\u0964\u0965\u06d4\u061f\u1362\u0589\u104b\u17d4"
         or d._CJK_SENTENCE_END != d._SENTENCE_END + "\u3002\uff01\uff1f\uff61"
+        or d._OTHER_COMMAS != "\u060c\u1363"
     ):
-        raise RuntimeError("density's CJK measures or sentence ends changed: update the compiled line features")
+        raise RuntimeError("density's CJK measures, sentence ends or commas changed: update the compiled line features")
     _find_body = _html.find_body
     if d.RECORD_SIBLINGS != RECORD_SIBLINGS:
         raise RuntimeError("density.RECORD_SIBLINGS changed: update the compiled line features")
@@ -526,7 +530,7 @@ cdef Py_ssize_t _norm_len(xmlNode* c, long long* commas, bint cjk) noexcept nogi
                             in_word = True
                         if cp < 0x3000 or not cjk:
                             chars += 1
-                            if cp == 44:
+                            if cp == 44 or cp == 0x60C or cp == 0x1363:
                                 commas[0] += 1
                         elif _cjk(cp):
                             chars += CJK_CHARS
@@ -1051,6 +1055,13 @@ cdef inline bint _ends_sentence(str text, bint cjk) noexcept:
     last = PyUnicode_READ_CHAR(text, size - 1)
     if last == 46 or last == 33 or last == 63 or last == 34 or last == 39 or last == 0x201D:
         return True
+    if last < 0x589:
+        return False
+    if (
+        last == 0x964 or last == 0x965 or last == 0x6D4 or last == 0x61F or last == 0x1362 or last == 0x589
+        or last == 0x104B or last == 0x17D4
+    ):
+        return True
     return cjk and (last == 0x3002 or last == 0xFF01 or last == 0xFF1F or last == 0xFF61)
 
 
@@ -1272,11 +1283,11 @@ cdef const unsigned char* _plain(str text, Scratch* scratch) except? NULL:
 
 
 cdef int _learn_sep(Py_UCS4 cp) except -1:
-    """Whether a non-ASCII character can stand in a line tokenised in C: not ``\\w`` (nor the
-    comma), and unchanged by ``str.lower()`` (so it splits ASCII tokens exactly as a blank does);
-    learnt once per character."""
+    """Whether a non-ASCII character can stand in a line tokenised in C: not ``\\w``, not one of
+    ``density._OTHER_COMMAS`` (``_scan`` counts only ``,``), and unchanged by ``str.lower()`` (so it
+    splits ASCII tokens exactly as a blank does); learnt once per character."""
     ch = chr(cp)
-    _SEP[cp] = 1 if _TOKEN.match(ch) is None and ch.lower() == ch else 2
+    _SEP[cp] = 1 if _TOKEN.match(ch) is None and ch.lower() == ch and ch not in _other_commas else 2
     return _SEP[cp]
 
 

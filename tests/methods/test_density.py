@@ -133,6 +133,34 @@ def test_chinese_and_japanese_text_is_measured_in_words_not_in_runs():
     assert density.commas("一，二、三, four") == 1
 
 
+#: Scripts with stops and commas of their own: (full stop, comma, question mark) as each writes them.
+SCRIPT_MARKS = {
+    "danda (Hindi, Marathi, Nepali, Bengali)": ("\u0964", ",", "?"),
+    "double danda": ("\u0965", ",", "?"),
+    "Arabic, Persian, Urdu": ("\u06d4", "\u060c", "\u061f"),
+    "Ethiopic (Amharic)": ("\u1362", "\u1363", "?"),
+    "Armenian": ("\u0589", ",", "?"),
+    "Myanmar": ("\u104b", ",", "?"),
+    "Khmer": ("\u17d4", ",", "?"),
+}
+
+
+@pytest.mark.parametrize("script", SCRIPT_MARKS)
+def test_a_page_with_another_scripts_stops_and_commas_is_measured_as_with_latin_ones(script: str) -> None:
+    stop, comma, question = SCRIPT_MARKS[script]
+    page = PAGE.replace("count.", "count? And more.")
+    other = page.replace(".", stop).replace(",", comma).replace("?", question)
+    assert other != page
+    rows = {}
+    for name, html in (("latin", page), (script, other)):
+        root = parse_html(html)
+        lines = visible_lines(root)
+        rows[name] = line_features(root, lines, "Big story today")
+    assert rows[script] == rows["latin"]  # every feature of every line, the article's sentence ends and commas too
+    article = next(row for row in rows[script] if row[FEATURES.index("log_chars")] > 5)
+    assert article[FEATURES.index("ends_sentence")] == 1.0 and article[FEATURES.index("commas_per_word")] > 0
+
+
 def test_a_page_is_written_without_spaces_when_a_tenth_of_its_characters_are_cjk():
     root = parse_html(
         "<html><body><p>English | 日本語 | 简体中文 | 繁體中文 | Español</p><p>" + "x" * 120 + "</p></body></html>"
