@@ -309,7 +309,7 @@ def test_on_a_page_written_without_spaces_a_run_counts_its_cjk_words():
     # CJK ones): words by spaces, and three are not a run.
     english = [f"Line {n} of an English page about the bridge and the vote." for n in range(40)]
     spaced = [*english, *CHINESE, "Share", *CHINESE]
-    assert not density.texts_written_without_spaces(spaced)
+    assert not density.written_without_spaces(spaced)
     assert drop_copies(spaced, frozenset(), lambda i: i < 40, _never) == frozenset()
     # Short runs stay short: two CJK lines of a few characters each are not a run on any page.
     assert drop_copies(["首页", "新闻", "体育", "首页", "新闻", "体育"], frozenset(), _never, _never) == frozenset()

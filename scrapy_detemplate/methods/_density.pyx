@@ -458,7 +458,7 @@ def _is_cjk(unsigned int cp):
 
 
 cdef Py_ssize_t _cjk_chars(str text) noexcept:
-    """``density._cjk_chars(text)``: how many CJK characters ``text`` holds."""
+    """``density.cjk_chars(text)``: how many CJK characters ``text`` holds."""
     cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text), i, count = 0
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data
@@ -474,7 +474,7 @@ cdef Py_ssize_t _cjk_chars(str text) noexcept:
 
 
 cdef bint _without_spaces(list lines) except -1:
-    """``density.written_without_spaces(lines)``: at least a tenth of their characters are CJK ones."""
+    """``density.written_without_spaces`` of the lines' texts: at least a tenth of their characters are CJK ones."""
     cdef Py_ssize_t cjk = 0, total = 0
     cdef str text
     for line in lines:

@@ -108,13 +108,8 @@ def cjk_chars(text: str) -> int:
     return 0 if text.isascii() else sum(map(len, _CJK.findall(text)))
 
 
-def written_without_spaces(lines: Sequence[Line]) -> bool:
-    """Whether at least a tenth of the lines' characters are CJK ones (see :data:`_CJK`)."""
-    return texts_written_without_spaces([line.text for line in lines])
-
-
-def texts_written_without_spaces(texts: Sequence[str]) -> bool:
-    """:func:`written_without_spaces` of the lines' texts."""
+def written_without_spaces(texts: Sequence[str]) -> bool:
+    """Whether at least a tenth of the characters of a page's line ``texts`` are CJK ones (see :data:`_CJK`)."""
     cjk = sum(map(cjk_chars, texts))
     return cjk > 0 and 10 * cjk >= sum(map(len, texts))
 
@@ -361,7 +356,7 @@ def line_features(root: etree._Element, lines: Sequence[Line], title: str = "") 
 def _line_features_py(root: etree._Element, lines: Sequence[Line], title: str = "") -> list[list[float]]:
     """:func:`line_features` in Python: the reference, and the fallback when the extension is not built."""
     body = find_body(root)
-    cjk = written_without_spaces(lines)
+    cjk = written_without_spaces([line.text for line in lines])
     scores, chosen, chars_of, links_of = _containers(body, cjk) if body is not None else ({}, set(), {}, {})
     best = max((scores[c] for c in chosen), default=0.0)
     ancestry = _Ancestry(scores, chosen)

@@ -720,7 +720,7 @@ def drop_copies(
             # On a page written without spaces a pair of CJK characters is a word, as in the line
             # measures; the page is asked only when that makes the run long enough.
             if cjk is None:
-                cjk = _density.texts_written_without_spaces(texts)
+                cjk = _density.written_without_spaces(texts)
             short = not cjk
         if short:
             j += 1

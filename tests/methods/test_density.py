@@ -165,9 +165,9 @@ def test_a_page_is_written_without_spaces_when_a_tenth_of_its_characters_are_cjk
     root = parse_html(
         "<html><body><p>English | 日本語 | 简体中文 | 繁體中文 | Español</p><p>" + "x" * 120 + "</p></body></html>"
     )
-    assert not density.written_without_spaces(visible_lines(root))  # 11 of 157 characters
+    assert not density.written_without_spaces([line.text for line in visible_lines(root)])  # 11 of 157 characters
     root = parse_html("<html><body><p>日本語のページです。</p><p>" + "x" * 60 + "</p></body></html>")
-    assert density.written_without_spaces(visible_lines(root))  # 9 of 70
+    assert density.written_without_spaces([line.text for line in visible_lines(root)])  # 9 of 70
 
 
 def test_a_chinese_line_reads_like_a_line_written_with_spaces():
