@@ -95,7 +95,8 @@ _OTHER_COMMAS = "\u060c\u1363"
 # stops and commas (``。！？``, ``，、``) count as their ASCII forms do.  Any other page is measured as
 # before, CJK words in its menus (a language picker's ``日本語``) included.  Hangul is written with
 # spaces and needs none of this; Thai, Lao, Khmer and Myanmar, also written without spaces, are not
-# handled yet.  Measured on the corpus pages rewritten in a CJK-like script: ``bench/quality_cjk.py``.
+# handled yet (what that costs: ``bench/quality_thai.py``).  Measured on the corpus pages rewritten in a
+# CJK-like script: ``bench/quality_cjk.py``.
 _CJK = re.compile(
     "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+"
 )
