@@ -156,14 +156,47 @@ def report(
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+#: A rewritten version of the pages: (how a text is rewritten, how a rewritten text is read back).
+Rewriting = tuple[Callable[[str], str], Callable[[str], str]]
+
+
+def measure_versions(manifest: Path, rewritings: dict[str, Rewriting]) -> dict[str, list[tuple[str, float, float]]]:
+    """Per version (control, then each of ``rewritings``): (site, F1, F1 of keeping every line) of every page,
+    each version cleaned by an engine of its own in crawl order and read back before it is scored."""
+    names = ("control", *rewritings)
+    engines = {name: Detemplater(DetemplateConfig()) for name in names}
+    out: dict[str, list[tuple[str, float, float]]] = {name: [] for name in names}
+    for page in read_manifest(manifest):
+        try:
+            pages = {"control": (versions(page)[0], str)}
+            pages.update((name, (versions(page, rewrite)[1], read)) for name, (rewrite, read) in rewritings.items())
+        except (etree.ParserError, ValueError):  # an empty or unparsable page: left out of every version
+            continue
+        visible = CorpusPage(page.site, page.url, pages["control"][0].encode(), page.gold).visible_text()
+        for name, (html, read) in pages.items():
+            out[name].append(scored(engines[name], page, html, visible, read))
+    return out
+
+
+def main_for(
+    doc: str,
+    result: str,
+    measure: Callable[[Path], dict[str, list[tuple[str, float, float]]]],
+    title: tuple[str, ...],
+    argv: list[str] | None = None,
+) -> int:
+    """A quality script's command line: the corpora to measure, the report printed and written to ``result``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("corpora", nargs="*", default=["c2f", "dragnet10", "wcxb-dev"])
     args = parser.parse_args(argv)
-    text = report(args.corpus, args.corpora)
-    print(f"written to {write_result('quality_cjk.txt', text)}", file=sys.stderr)
+    text = report(args.corpus, args.corpora, measure, title)
+    print(f"written to {write_result(result, text)}", file=sys.stderr)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return main_for(__doc__, "quality_cjk.txt", measure, TITLE, argv)
 
 
 if __name__ == "__main__":

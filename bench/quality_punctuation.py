@@ -22,18 +22,11 @@ Figures also go to ``bench/results/quality_punctuation.txt``.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-from _results import CORPUS, write_result  # bench/, the script's folder
-from lxml import etree
-from quality_cjk import CONTROLS, report, scored, versions
-
-from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.engine import Detemplater
-from scrapy_detemplate.evaluation import CorpusPage, read_manifest
+from quality_cjk import CONTROLS, main_for, measure_versions
 
 #: A full stop that ends a sentence: after a letter or a digit, before a space, a closing quote or the end.
 STOP = re.compile(r"(?<=\w)\.(?=[\s\"'\u201d)]|$)")
@@ -55,19 +48,7 @@ VERSIONS = {"danda": danda, "arabic": arabic}
 
 def measure(manifest: Path) -> dict[str, list[tuple[str, float, float]]]:
     """Per version (control, danda, arabic): (site, F1, F1 of keeping every line) of every page."""
-    names = ("control", *VERSIONS)
-    engines = {name: Detemplater(DetemplateConfig()) for name in names}
-    out: dict[str, list[tuple[str, float, float]]] = {name: [] for name in names}
-    for page in read_manifest(manifest):
-        try:
-            pages = {"control": versions(page)[0]}
-            pages.update((name, versions(page, rewrite)[1]) for name, rewrite in VERSIONS.items())
-        except (etree.ParserError, ValueError):  # an empty or unparsable page: left out of every version
-            continue
-        visible = CorpusPage(page.site, page.url, pages["control"].encode(), page.gold).visible_text()
-        for name, html in pages.items():
-            out[name].append(scored(engines[name], page, html, visible))
-    return out
+    return measure_versions(manifest, {name: (rewrite, str) for name, rewrite in VERSIONS.items()})
 
 
 TITLE = (
@@ -77,13 +58,7 @@ TITLE = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("corpora", nargs="*", default=["c2f", "dragnet10", "wcxb-dev"])
-    args = parser.parse_args(argv)
-    text = report(args.corpus, args.corpora, measure, TITLE)
-    print(f"written to {write_result('quality_punctuation.txt', text)}", file=sys.stderr)
-    return 0
+    return main_for(__doc__, "quality_punctuation.txt", measure, TITLE, argv)
 
 
 if __name__ == "__main__":
