@@ -315,6 +315,26 @@ def test_on_a_page_written_without_spaces_a_run_counts_its_cjk_words():
     assert drop_copies(["首页", "新闻", "体育", "首页", "新闻", "体育"], frozenset(), _never, _never) == frozenset()
 
 
+#: The same story in Thai: a space between clauses only, so ``split`` finds two words a line; 34 when four
+#: Thai characters are one, as the line measures count them.
+THAI = [
+    "สะพานใหม่ผ่านการลงมติของสภาเมืองวันนี้ สะพานจะเชื่อมสองฝั่งแม่น้ำ",
+    "นายกเทศมนตรีกล่าวว่าจะเริ่มก่อสร้างในฤดูใบไม้ผลิหน้า คาดว่าจะเสร็จในสามปี",
+    "ชาวบ้านส่วนใหญ่ยินดีกับการตัดสินใจนี้ เพราะจะช่วยลดเวลาการเดินทาง",
+]
+
+
+def test_on_a_page_in_thai_a_run_counts_its_words_by_four_characters():
+    assert sum(len(text.split()) for text in THAI) < 30 <= density.unspaced_words(THAI)
+    texts = ["เมนู", *THAI, "แชร์", *THAI, "ท้ายหน้า"]
+    assert density.written_without_spaces(texts)
+    assert drop_copies(texts, frozenset(), _never, _never) == frozenset(range(5, 8))
+    english = [f"Line {n} of an English page about the bridge and the vote." for n in range(80)]
+    spaced = [*english, *THAI, "Share", *THAI]
+    assert not density.written_without_spaces(spaced)
+    assert drop_copies(spaced, frozenset(), lambda i: i < 80, _never) == frozenset()
+
+
 def test_a_documentation_page_repeating_itself_inside_its_container_keeps_both():
     member = ["Parameters:", *PARAGRAPHS[:2], "Returns:", PARAGRAPHS[2]]
     texts = ["Index", *member, "Another member", "Its own text, new.", *member]

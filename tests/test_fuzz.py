@@ -427,14 +427,14 @@ def test_clean_as_a_real_process_answers_every_line(data):
     check_output(data, proc.stdout, proc.returncode)
 
 
-#: Line texts drawn from a few words, so that runs repeat often; two of them in Chinese (no spaces: a page
-#: written without spaces counts a pair of CJK characters as a word, another page one word a line).
-copy_texts = st.lists(
-    st.sampled_from(
-        ["a b c d e f g h i j", "k l m n o p", "q r s", "t", "u v w x y z", "大桥工程今天通过了市议会的投票", "首页"]
-    ),
-    max_size=60,
-)
+#: Line texts drawn from a few words, so that runs repeat often; two of them in Chinese and one in Thai (no
+#: spaces: a page written without spaces counts a pair of CJK characters or four Thai ones as a word,
+#: another page one word a line).
+COPY_TEXTS = (
+    "a b c d e f g h i j", "k l m n o p", "q r s", "t", "u v w x y z", "大桥工程今天通过了市议会的投票", "首页",
+    "สะพานใหม่ผ่านการลงมติของสภาเมือง",
+)  # fmt: skip
+copy_texts = st.lists(st.sampled_from(COPY_TEXTS), max_size=60)
 
 
 @fuzz(default=200)

@@ -127,6 +127,9 @@ cdef int _bucket[257]  # the words starting with byte b: _bucket[b] to _bucket[b
 cdef unsigned char _WORD[256]  # the bytes of ``\\w`` in ASCII: [A-Za-z0-9_]
 DEF SEP_BELOW = 0x3000
 DEF CJK_CHARS = 3  # density.CJK_CHARS: what a CJK character counts for in the lengths
+DEF SEA_PATTERN = (  # density._SEA: Thai, Lao, Myanmar and Khmer letters, marks and digits (each counts 1.5)
+    "[\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0edf\u1000-\u1049\u104c-\u109f\u1780-\u17d3\u17e0-\u17e9]+"
+)
 cdef unsigned char _SEP[SEP_BELOW]  # per code point: 0 not known yet, 1 splits tokens as a blank does, 2 not
 cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
 cdef bint _c_words = False
@@ -182,6 +185,8 @@ cdef int _init() except -1:
     _tokens_of, _commas_of, _other_commas = d.tokens, d.commas, d._OTHER_COMMAS
     if (
         d.CJK_CHARS != CJK_CHARS
+        or d._SEA.pattern != SEA_PATTERN
+        or d.SEA_WORD != 4
         or d._SENTENCE_END != ".!?\"'\u201d\u0964\u0965\u06d4\u061f\u1362\u0589\u104b\u17d4"
         or d._CJK_SENTENCE_END != d._SENTENCE_END + "\u3002\uff01\uff1f\uff61"
         or d._OTHER_COMMAS != "\u060c\u1363"
@@ -457,39 +462,57 @@ def _is_cjk(unsigned int cp):
     return _cjk(cp)
 
 
-cdef Py_ssize_t _cjk_chars(str text) noexcept:
-    """``density.cjk_chars(text)``: how many CJK characters ``text`` holds."""
+cdef inline bint _sea(Py_UCS4 cp) noexcept nogil:
+    """Whether ``density._SEA`` matches the character (Thai, Lao, Myanmar, Khmer: letters, marks, digits)."""
+    return (
+        0x0E01 <= cp <= 0x0E3A or 0x0E40 <= cp <= 0x0E4E or 0x0E50 <= cp <= 0x0E59 or 0x0E81 <= cp <= 0x0EDF
+        or 0x1000 <= cp <= 0x1049 or 0x104C <= cp <= 0x109F or 0x1780 <= cp <= 0x17D3 or 0x17E0 <= cp <= 0x17E9
+    )
+
+
+def _is_sea(unsigned int cp):
+    """The C test of ``density._SEA`` for one code point (for the tests)."""
+    return _sea(cp)
+
+
+cdef Py_ssize_t _unspaced_chars(str text, Py_ssize_t* sea) noexcept:
+    """``density.cjk_chars(text)``: how many CJK characters ``text`` holds; its ``density.sea_chars`` in ``sea``."""
     cdef Py_ssize_t size = PyUnicode_GET_LENGTH(text), i, count = 0
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data
     cdef Py_UCS4 cp
+    sea[0] = 0
     if kind == 1:  # Latin-1: none
         return 0
     data = PyUnicode_DATA(text)
     for i in range(size):
         cp = PyUnicode_READ(kind, data, i)
-        if cp >= 0x3040 and _cjk(cp):
-            count += 1
+        if cp >= 0x3040:
+            if _cjk(cp):
+                count += 1
+        elif cp >= 0x0E01 and _sea(cp):
+            sea[0] += 1
     return count
 
 
 cdef bint _without_spaces(list lines) except -1:
-    """``density.written_without_spaces`` of the lines' texts: at least a tenth of their characters are CJK ones."""
-    cdef Py_ssize_t cjk = 0, total = 0
+    """``density.written_without_spaces`` of the lines' texts: at least a tenth of their characters are CJK
+    or Thai-like ones."""
+    cdef Py_ssize_t unspaced = 0, total = 0, sea
     cdef str text
     for line in lines:
         text = <str> line.text
         total += PyUnicode_GET_LENGTH(text)
-        cjk += _cjk_chars(text)
-    return cjk > 0 and 10 * cjk >= total
+        unspaced += _unspaced_chars(text, &sea) + sea
+    return unspaced > 0 and 10 * unspaced >= total
 
 
 cdef Py_ssize_t _norm_len(xmlNode* c, long long* commas, bint cjk) noexcept nogil:
     """``density.text_size(" ".join(text.split()), cjk)`` for the run of text nodes from ``c``
     (lxml's ``.text`` of the parent or ``.tail`` of the previous node), and its commas
     (``density.commas(text, cjk)``) added to ``commas``; -1 when the text is not valid UTF-8 (ask Python)."""
-    cdef Py_ssize_t chars = 0, words = 0
-    cdef bint in_word = False
+    cdef Py_ssize_t chars = 0, words = 0, sea = 0
+    cdef bint in_word = False, starts, after_sea = False
     cdef const unsigned char* p
     cdef unsigned int b, cp
     while c is not NULL:
@@ -525,23 +548,34 @@ cdef Py_ssize_t _norm_len(xmlNode* c, long long* commas, bint cjk) noexcept nogi
                     if _space(cp):
                         in_word = False
                     else:
-                        if not in_word:
+                        starts = not in_word
+                        if starts:
                             words += 1
                             in_word = True
                         if cp < 0x3000 or not cjk:
                             chars += 1
                             if cp == 44 or cp == 0x60C or cp == 0x1363:
                                 commas[0] += 1
+                            if cjk:  # a Thai-like character counts 1.5; blanks between two of them a comma
+                                if _sea(cp):
+                                    sea += 1
+                                    if starts and after_sea:
+                                        commas[0] += 1
+                                    after_sea = True
+                                else:
+                                    after_sea = False
                         elif _cjk(cp):
                             chars += CJK_CHARS
+                            after_sea = False
                         else:
                             chars += 1
+                            after_sea = False
                             if cp == 0xFF0C or cp == 0x3001:
                                 commas[0] += 1
         elif c.type != tree.XML_XINCLUDE_START and c.type != tree.XML_XINCLUDE_END:
             break
         c = c.next
-    return chars + words - 1 if words else 0
+    return chars + sea // 2 + words - 1 if words else 0
 
 
 # ---------------------------------------------------------------- tree
@@ -1287,7 +1321,7 @@ cdef int _learn_sep(Py_UCS4 cp) except -1:
     ``density._OTHER_COMMAS`` (``_scan`` counts only ``,``), and unchanged by ``str.lower()`` (so it
     splits ASCII tokens exactly as a blank does); learnt once per character."""
     ch = chr(cp)
-    _SEP[cp] = 1 if _TOKEN.match(ch) is None and ch.lower() == ch and ch not in _other_commas else 2
+    _SEP[cp] = 1 if _TOKEN.match(ch) is None and ch.lower() == ch and ch not in _other_commas and not _sea(cp) else 2
     return _SEP[cp]
 
 
@@ -1383,7 +1417,7 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
                    double* out, Py_ssize_t stride) except -1:
     """The rows of ``lines``: row ``i`` is ``out[i * stride:i * stride + _NFEATURES]``."""
     cdef Py_ssize_t n = len(lines), i, k, t, size, o, lo, hi, first_in = n, last_in = -1, words, shared
-    cdef Py_ssize_t distinct, before, after, start, ntitle, count_title, block
+    cdef Py_ssize_t distinct, before, after, start, ntitle, count_title, block, sea
     cdef long long link, total, page_chars, block_chars, body_chars, chosen_chars = 0, commas, count
     cdef long long* owners = integers
     cdef long long* own_tags = integers + n
@@ -1449,7 +1483,7 @@ cdef int _features(Page* page, list lines, str title, int* chain, long long* int
         text = <str> texts[i]
         size = PyUnicode_GET_LENGTH(text)
         if page.cjk:
-            size += (CJK_CHARS - 1) * _cjk_chars(text)
+            size += (CJK_CHARS - 1) * _unspaced_chars(text, &sea) + sea // 2
         log_chars[i] = log1p(<double> size)
         if i == 0 or log_chars[i] > max_log:
             max_log = log_chars[i]

@@ -84,24 +84,32 @@ _CJK_SENTENCE_END = _SENTENCE_END + "。！？｡"
 #: Commas besides ``,`` on every page: the Arabic comma (Arabic, Persian, Urdu) and the Ethiopic one.
 _OTHER_COMMAS = "\u060c\u1363"
 
-# Pages written without spaces between words: Chinese and Japanese (ideographs, kana).  The measures of
-# amount of text (characters, words, commas, sentence ends, the title's words) were learned on languages
-# written with spaces, where a word is about six characters with its space.  There a whole CJK clause is
-# one ``\w+`` token, a paragraph has no ``,`` and no ``.``, and a line looks a third as long as the same
-# text in English: the trees would read an article as a menu.  So on a page whose visible text is at
-# least a tenth CJK characters (:func:`written_without_spaces`), a CJK character counts
-# :data:`CJK_CHARS` characters (:func:`text_size`), a run of them gives one word per two characters
-# (:func:`tokens`; Chinese words are 1.5-2 characters, Japanese ones longer), and the full-width
-# stops and commas (``。！？``, ``，、``) count as their ASCII forms do.  Any other page is measured as
+# Pages written without spaces between words: Chinese and Japanese (ideographs, kana), and Thai, Lao,
+# Myanmar and Khmer.  The measures of amount of text (characters, words, commas, sentence ends, the title's
+# words) were learned on languages written with spaces, where a word is about six characters with its
+# space.  There a whole CJK clause is one ``\w+`` token (a Thai one several pieces: its vowel and tone
+# marks are not ``\w``), a paragraph has no ``,`` and no ``.``, and a line looks a third as long as the
+# same text in English: the trees would read an article as a menu.  So on a page whose visible text is at
+# least a tenth CJK or :data:`_SEA` characters (:func:`written_without_spaces`), a CJK character counts
+# :data:`CJK_CHARS` characters and a Thai-like one 1.5 (:func:`text_size`), a run of CJK characters gives
+# one word per two characters and a run of Thai-like ones one per :data:`SEA_WORD` (:func:`tokens`;
+# Chinese words are 1.5-2 characters, Japanese ones longer, Thai ones about four), the full-width stops and
+# commas (``。！？``, ``，、``) count as their ASCII forms do, and a space between two Thai-like characters
+# (where Thai and Lao put a comma or a stop) as a comma (:func:`commas`).  Any other page is measured as
 # before, CJK words in its menus (a language picker's ``日本語``) included.  Hangul is written with
-# spaces and needs none of this; Thai, Lao, Khmer and Myanmar, also written without spaces, are not
-# handled yet (what that costs: ``bench/quality_thai.py``).  Measured on the corpus pages rewritten in a
-# CJK-like script: ``bench/quality_cjk.py``.
+# spaces and needs none of this.  Measured on the corpus pages rewritten in a CJK-like script
+# (``bench/quality_cjk.py``) and in a Thai-like one (``bench/quality_thai.py``).
 _CJK = re.compile(
     "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+"
 )
 #: What a CJK character counts for in :func:`text_size` (about half a word of six characters).
 CJK_CHARS = 3
+#: Thai, Lao, Myanmar and Khmer: letters, vowel and tone marks, digits (their stops and signs left out).
+_SEA = re.compile(
+    "[\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0edf\u1000-\u1049\u104c-\u109f\u1780-\u17d3\u17e0-\u17e9]+"
+)
+#: The characters of a word of :data:`_SEA` in :func:`tokens`; each counts 1.5 in :func:`text_size`.
+SEA_WORD = 4
 
 
 def cjk_chars(text: str) -> int:
@@ -109,35 +117,51 @@ def cjk_chars(text: str) -> int:
     return 0 if text.isascii() else sum(map(len, _CJK.findall(text)))
 
 
+def sea_chars(text: str) -> int:
+    """The Thai, Lao, Myanmar and Khmer characters of ``text`` (see :data:`_SEA`)."""
+    return 0 if text.isascii() else sum(map(len, _SEA.findall(text)))
+
+
 def written_without_spaces(texts: Sequence[str]) -> bool:
-    """Whether at least a tenth of the characters of a page's line ``texts`` are CJK ones (see :data:`_CJK`)."""
-    cjk = sum(map(cjk_chars, texts))
-    return cjk > 0 and 10 * cjk >= sum(map(len, texts))
+    """Whether at least a tenth of the characters of a page's line ``texts`` are CJK or :data:`_SEA` ones."""
+    unspaced = sum(map(cjk_chars, texts)) + sum(map(sea_chars, texts))
+    return unspaced > 0 and 10 * unspaced >= sum(map(len, texts))
+
+
+def unspaced_words(texts: Sequence[str]) -> int:
+    """The words :func:`tokens` finds in the CJK and :data:`_SEA` characters of ``texts`` beyond one a
+    space-separated run: a pair of CJK characters, :data:`SEA_WORD` Thai-like ones."""
+    return sum(map(cjk_chars, texts)) // 2 + sum(map(sea_chars, texts)) // SEA_WORD
 
 
 def text_size(text: str, cjk: bool = False) -> int:
-    """``len(text)``; on a page written without spaces (``cjk``), each CJK character counts :data:`CJK_CHARS`."""
-    return len(text) + (CJK_CHARS - 1) * cjk_chars(text) if cjk else len(text)
+    """``len(text)``; on a page written without spaces (``cjk``), each CJK character counts :data:`CJK_CHARS`
+    and each :data:`_SEA` one 1.5 (rounded down over the text)."""
+    return len(text) + (CJK_CHARS - 1) * cjk_chars(text) + sea_chars(text) // 2 if cjk else len(text)
 
 
 def commas(text: str, cjk: bool = False) -> int:
     """The commas of ``text``: ``,`` and :data:`_OTHER_COMMAS`, and on a page written without spaces
-    (``cjk``) ``，`` and ``、`` too."""
+    (``cjk``) ``，`` and ``、`` too, and every run of blanks between two :data:`_SEA` characters."""
     count = text.count(",")
     if text.isascii():
         return count
     count += sum(map(text.count, _OTHER_COMMAS))
-    return count + text.count("\uff0c") + text.count("\u3001") if cjk else count
+    if not cjk:
+        return count
+    count += text.count("\uff0c") + text.count("\u3001")
+    end = -1
+    for run in _SEA.finditer(text):
+        if end >= 0 and run.start() > end and text[end : run.start()].isspace():
+            count += 1
+        end = run.end()
+    return count
 
 
-def tokens(text: str, cjk: bool = False) -> list[str]:
-    """``_TOKEN.findall(text)``; on a page written without spaces (``cjk``), every run of CJK characters
-    in a token cut into pairs (its last one alone when odd)."""
-    found = _TOKEN.findall(text)
-    if not cjk or text.isascii():
-        return found
-    out: list[str] = []
-    for token in found:
+def _cjk_tokens(text: str, out: list[str]) -> None:
+    """``_TOKEN.findall(text)`` into ``out``, every run of CJK characters in a token cut into pairs (its
+    last one alone when odd)."""
+    for token in _TOKEN.findall(text):
         at = 0
         for run in _CJK.finditer(token):
             if run.start() > at:
@@ -146,6 +170,21 @@ def tokens(text: str, cjk: bool = False) -> list[str]:
             at = run.end()
         if at < len(token):
             out.append(token[at:])
+
+
+def tokens(text: str, cjk: bool = False) -> list[str]:
+    """``_TOKEN.findall(text)``; on a page written without spaces (``cjk``), every run of CJK characters
+    in a token cut into pairs (its last one alone when odd), and every run of :data:`_SEA` characters
+    (vowel and tone marks included, which ``\\w`` leaves out) into words of :data:`SEA_WORD`."""
+    if not cjk or text.isascii():
+        return _TOKEN.findall(text)
+    out: list[str] = []
+    at = 0
+    for run in _SEA.finditer(text):
+        _cjk_tokens(text[at : run.start()], out)
+        out.extend(run[0][k : k + SEA_WORD] for k in range(0, len(run[0]), SEA_WORD))
+        at = run.end()
+    _cjk_tokens(text[at:] if at else text, out)
     return out
 
 

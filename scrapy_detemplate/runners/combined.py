@@ -677,7 +677,7 @@ def drop_copies(
 
     A run of at least :data:`COPY_LINES` lines and :data:`COPY_WORDS` words
     (words by spaces, and on a page written without spaces each pair of CJK
-    characters one more, as in the line measures) that repeats an earlier run of the
+    characters and each four Thai-like ones one more, as in the line measures) that repeats an earlier run of the
     page line for line (the story printed twice, a forum post quoted whole, a
     product's bullet list in its summary and again in its details) is a
     copy: the content measures count every word, the gold holds it once,
@@ -716,9 +716,9 @@ def drop_copies(
         run_texts = texts[j : j + length]
         words = sum(len(line.split()) for line in run_texts)
         short = words < COPY_WORDS
-        if short and words + sum(map(_density.cjk_chars, run_texts)) // 2 >= COPY_WORDS:
-            # On a page written without spaces a pair of CJK characters is a word, as in the line
-            # measures; the page is asked only when that makes the run long enough.
+        if short and words + _density.unspaced_words(run_texts) >= COPY_WORDS:
+            # On a page written without spaces a pair of CJK characters is a word, and four Thai-like ones,
+            # as in the line measures; the page is asked only when that makes the run long enough.
             if cjk is None:
                 cjk = _density.written_without_spaces(texts)
             short = not cjk

@@ -170,6 +170,46 @@ def test_a_page_is_written_without_spaces_when_a_tenth_of_its_characters_are_cjk
     assert density.written_without_spaces([line.text for line in visible_lines(root)])  # 9 of 70
 
 
+def test_a_page_in_thai_lao_myanmar_or_khmer_is_written_without_spaces():
+    picker = "<p>English | ภาษาไทย | ລາວ | မြန်မာ | ខ្មែរ | Español</p>"
+    root = parse_html(f"<html><body>{picker}<p>" + "x" * 200 + "</p></body></html>")
+    assert not density.written_without_spaces([line.text for line in visible_lines(root)])  # 20 of 250 characters
+    root = parse_html("<html><body><p>ข่าววันนี้ดีมาก</p><p>" + "x" * 60 + "</p></body></html>")
+    assert density.written_without_spaces([line.text for line in visible_lines(root)])  # 15 of 76
+    # Their vowel and tone marks are not ``\w``: ``\w+`` cuts a Thai word into pieces, a page written
+    # without spaces does not.
+    assert density._TOKEN.findall("ข่าว") == ["ข", "าว"]
+    assert density.tokens("ข่าววันนี้ดีมาก", cjk=True) == ["ข่าว", "วันน", "ี้ดี", "มาก"]
+    assert density.tokens("ราคา 16GB ข่าว", cjk=True) == ["ราคา", "16GB", "ข่าว"]
+    assert density.tokens("ข่าววันนี้ดีมาก") == density._TOKEN.findall("ข่าววันนี้ดีมาก")  # any other page as before
+
+
+#: A Thai sentence of two clauses of 17 characters each (a space between them, where English puts a comma).
+THAI = "วันนี้ฝนตกหนักมาก ถนนหลายสายน้ำท่วม"
+
+
+def test_a_thai_line_reads_like_a_line_written_with_spaces():
+    paragraph = " ".join([THAI] * 4)
+    root = parse_html(
+        f"""<html><head><title>ข่าววันนี้</title></head><body><ul class="nav"><li><a href="/">หน้าแรก</a></li>
+        <li><a href="/n">ข่าว</a></li></ul><div class="story"><h1>ข่าววันนี้</h1><p>{paragraph}</p>
+        <p>{THAI}</p></div></body></html>"""
+    )
+    lines = visible_lines(root)
+    named = {
+        line.text: dict(zip(FEATURES, row, strict=True))
+        for line, row in zip(lines, line_features(root, lines, "ข่าววันนี้"), strict=True)
+    }
+    story = named[paragraph]
+    assert story["in_container"] == 1.0
+    assert density.sea_chars(paragraph) == 4 * 34
+    assert story["log_chars"] == math.log1p(len(paragraph) + 4 * 34 // 2)  # each Thai character 1.5
+    assert story["log_words"] == math.log1p(len(density.tokens(paragraph, cjk=True))) == math.log1p(4 * 10)
+    assert story["commas_per_word"] == 7 / 40  # the seven spaces between clauses; five words a clause
+    assert named["ข่าววันนี้"]["title_cover"] == 1.0
+    assert named["หน้าแรก"]["link_density"] == 1.0 and named["หน้าแรก"]["in_container"] == 0.0
+
+
 def test_a_chinese_line_reads_like_a_line_written_with_spaces():
     sentence = "这是一篇很长的新闻报道，讲述了今天发生的事情、明天的计划和后天的安排。"
     root = parse_html(

@@ -122,6 +122,11 @@ EDGE_CASES = {
         <p>日本語の文章です。カタカナとひらがな、そして漢字が混ざっています！本当ですか？はい｡</p>
         <p>Mixed 中文 and English, 以及全角，逗号、顿号 text 123。</p></div>
         <div class="footer">版权所有 © 2026</div></body></html>""",
+    "thai, lao, myanmar and khmer text": """<html><head><title>ข่าววันนี้ News</title></head><body>
+        <ul><li><a href="/">หน้าแรก</a></li><li><a href="/n">ຂ່າວ</a></li></ul><div class="content">
+        <h1>ข่าววันนี้</h1><p>วันนี้ฝนตกหนักมาก  ถนนหลายสายน้ำท่วม, ราคา 16GB ข่าว</p><p>ຂ່າວມື້ນີ້ ດີຫຼາຍ</p>
+        <p>သတင်းကောင်း ဒီနေ့။ ព័ត៌មានថ្ងៃនេះ ល្អណាស់។</p><p>ข่<b>าว</b> วัน<i> นี้</i> ่ ๑๒๓ ฿ ๏</p></div>
+        <div class="footer">สงวนลิขสิทธิ์ © 2026</div></body></html>""",
     "sentence ends": """<html><body><p>Ends.</p><p>Ends!</p><p>Ends?</p><p>"Ends"</p><p>'Ends'</p>
         <p>“Ends”</p><p>Does not end,</p><p>Ends…</p><p>终。</p><p>終！</p><p>終？</p><p>終｡</p><p>终，</p>
         </body></html>""",
@@ -252,6 +257,7 @@ TEXTS = (
     "\u3000", "\x85", "&amp;", "&nbsp;", "&#8217;", "\t\n", ",,, ", "x" * 120,
     "!", "?", "”", "_under_score ", "123", ". ", "Big story today ", "ΣΑΣ", "ﬁne",
     "आज की खबर।", "॥", "خبر، امروز؟", "خبر۔", "ዜና፣ ዛሬ።", "Լուր։", "သတင်း။", "ព័ត៌មាន។", "ֈ", "؋",
+    "ข่าววันนี้ ดีมาก", " ่", "ຂ່າວ ", "๑๒", "฿",
 )  # fmt: skip
 
 
@@ -302,6 +308,13 @@ def test_the_c_cjk_test_is_the_python_pattern_on_every_code_point() -> None:
     assert compiled is not None
     is_cjk = compiled._is_cjk
     assert [cp for cp in range(0x110000) if is_cjk(cp) != bool(density._CJK.fullmatch(chr(cp)))] == []
+
+
+@needs_compiled
+def test_the_c_thai_lao_myanmar_khmer_test_is_the_python_pattern_on_every_code_point() -> None:
+    assert compiled is not None
+    is_sea = compiled._is_sea
+    assert [cp for cp in range(0x110000) if is_sea(cp) != bool(density._SEA.fullmatch(chr(cp)))] == []
 
 
 @needs_compiled
