@@ -131,6 +131,11 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     assert decide(_sized(rows, sizes), weak, 0.5, 0.9) == {4, 5, 6}  # weak page evidence: the new text stays
     strong = _scores([0.9, 0.9, 0.45, 0.3, 0.3, 0.3, 0.3])
     assert decide(_sized(rows, sizes), strong, 0.5, 0.9) == {3, 4, 5, 6}  # strong page evidence: it goes too
+    # On a page that declares a product (a shop's later page), new text stays whatever the trees say:
+    # what is new there is the product; the shop's furniture repeats (and goes as before).
+    shop = [[*row[: FEATURES.index("kind_product")], 1.0, *row[FEATURES.index("kind_product") + 1 :]] for row in rows]
+    assert decide(_sized(shop, sizes), strong, 0.5, 0.9) == {4, 5, 6}
+    assert decide(_sized(shop, sizes), _scores([0.9, 0.9, 0.45, 0.0, 0.0, 0.0, 0.0]), 0.5, 0.9) == {4, 5, 6}
 
 
 @pytest.mark.parametrize("seen_before", [math.log1p(5) / 4, 0.0], ids=["known site", "first page"])

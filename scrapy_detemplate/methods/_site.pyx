@@ -1368,8 +1368,9 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
 
     ``columns`` are the features the rules read (warm DF, in container, link density,
     log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, comment
-    words, ends sentence, under pre, under button, and log characters, the line's size to
-    the cut) and ``limits`` their bounds (menu words, known site, new DF, new link
+    words, ends sentence, under pre, under button, the page's product flag (there the cut
+    keeps new text), and log characters, the line's size to the cut) and ``limits`` their
+    bounds (menu words, known site, new DF, new link
     density, the margin of new text below the page's cut, and the thread rule's comment
     words, characters of the rest of the page and ratio:
     ``combined._unless_the_thread_is_the_page``; and the weight of the share kept in the
@@ -1377,11 +1378,12 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     even inside the container, ``combined._REPEATED_SENTENCE``).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
-    cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars
+    cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars, kind_product
+    cdef bint new
     cdef double menu_words, known_site, new_df, new_link, unique_margin, cut, repeated_sentence
     cdef double thread_words, thread_only, thread_ratio, keep_weight, others = 0.0, thread = 0.0, kept_thread = 0.0
     (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
-     comment_words, ends_sentence, under_pre, under_button, log_chars) = columns
+     comment_words, ends_sentence, under_pre, under_button, kind_product, log_chars) = columns
     (menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio, keep_weight,
      repeated_sentence) = limits
     if rows.width != scorer.features:
@@ -1431,11 +1433,12 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             raise MemoryError()
         for k in range(npending):
             r = rows.data + ranked[k].i * rows.width
-            if ranked[k].p < (
-                cut - unique_margin
-                if (r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link)
-                else cut
-            ) and not (r[under_pre] != 0.0 and r[link] < new_link):  # combined._code: the cut keeps code
+            new = r[pages_seen] >= known_site and r[df] <= new_df and r[in_lcs] == 0.0 and r[link] < new_link
+            if (
+                ranked[k].p < (cut - unique_margin if new else cut)
+                and not (r[under_pre] != 0.0 and r[link] < new_link)  # combined._code: the cut keeps code
+                and not (new and r[kind_product] != 0.0)  # a page that declares a product keeps new text
+            ):
                 below.append(ranked[k].i)
                 out[ranked[k].i] = 2
             else:
