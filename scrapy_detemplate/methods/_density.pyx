@@ -127,9 +127,6 @@ cdef int _bucket[257]  # the words starting with byte b: _bucket[b] to _bucket[b
 cdef unsigned char _WORD[256]  # the bytes of ``\\w`` in ASCII: [A-Za-z0-9_]
 DEF SEP_BELOW = 0x3000
 DEF CJK_CHARS = 3  # density.CJK_CHARS: what a CJK character counts for in the lengths
-DEF SEA_PATTERN = (  # density._SEA: Thai, Lao, Myanmar and Khmer letters, marks and digits (each counts 1.5)
-    "[\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0edf\u1000-\u1049\u104c-\u109f\u1780-\u17d3\u17e0-\u17e9]+"
-)
 cdef unsigned char _SEP[SEP_BELOW]  # per code point: 0 not known yet, 1 splits tokens as a blank does, 2 not
 cdef unsigned char _pairs[65536]  # the first two bytes of a word, lower case: (b0 << 8) | b1
 cdef bint _c_words = False
@@ -185,8 +182,6 @@ cdef int _init() except -1:
     _tokens_of, _commas_of, _other_commas = d.tokens, d.commas, d._OTHER_COMMAS
     if (
         d.CJK_CHARS != CJK_CHARS
-        or d._SEA.pattern != SEA_PATTERN
-        or d.SEA_WORD != 4
         or d._SENTENCE_END != ".!?\"'\u201d\u0964\u0965\u06d4\u061f\u1362\u0589\u104b\u17d4"
         or d._CJK_SENTENCE_END != d._SENTENCE_END + "\u3002\uff01\uff1f\uff61"
         or d._OTHER_COMMAS != "\u060c\u1363"

@@ -152,7 +152,7 @@ def commas(text: str, cjk: bool = False) -> int:
     count += text.count("\uff0c") + text.count("\u3001")
     end = -1
     for run in _SEA.finditer(text):
-        if end >= 0 and run.start() > end and text[end : run.start()].isspace():
+        if end >= 0 and text[end : run.start()].isspace():  # runs are maximal: a gap is never empty
             count += 1
         end = run.end()
     return count
@@ -184,7 +184,7 @@ def tokens(text: str, cjk: bool = False) -> list[str]:
         _cjk_tokens(text[at : run.start()], out)
         out.extend(run[0][k : k + SEA_WORD] for k in range(0, len(run[0]), SEA_WORD))
         at = run.end()
-    _cjk_tokens(text[at:] if at else text, out)
+    _cjk_tokens(text[at:], out)
     return out
 
 
