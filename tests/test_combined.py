@@ -14,6 +14,7 @@ from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
 from scrapy_detemplate.methods import density
 from scrapy_detemplate.runners.combined import (
+    CODE_SITE,
     FEATURES,
     KEEP_WEIGHT,
     decide,
@@ -136,6 +137,16 @@ def test_new_text_on_a_known_site_needs_stronger_page_evidence_to_go():
     shop = [[*row[: FEATURES.index("kind_product")], 1.0, *row[FEATURES.index("kind_product") + 1 :]] for row in rows]
     assert decide(_sized(shop, sizes), strong, 0.5, 0.9) == {4, 5, 6}
     assert decide(_sized(shop, sizes), _scores([0.9, 0.9, 0.45, 0.0, 0.0, 0.0, 0.0]), 0.5, 0.9) == {4, 5, 6}
+    # So on a site whose earlier pages hold code (a documentation site): its new text is an API entry.
+    code = FEATURES.index("site_code_share")
+    for share, cut in ((CODE_SITE, {4, 5, 6}), (0.3, {4, 5, 6}), (0.019, {3, 4, 5, 6}), (-1.0, {3, 4, 5, 6})):
+        docs = [[*row[:code], share, *row[code + 1 :]] for row in rows]
+        assert decide(_sized(docs, sizes), strong, 0.5, 0.9) == cut, share
+    # But not in page furniture there: a section's own sidebar entries are new on each page, and template.
+    for furniture in ("under_nav", "under_aside", "unlikely"):
+        docs = [[*row[:code], 0.3, *row[code + 1 :]] for row in rows]
+        docs[3][FEATURES.index(furniture)] = 1.0
+        assert decide(_sized(docs, sizes), strong, 0.5, 0.9) == {3, 4, 5, 6}, furniture
 
 
 @pytest.mark.parametrize("seen_before", [math.log1p(5) / 4, 0.0], ids=["known site", "first page"])

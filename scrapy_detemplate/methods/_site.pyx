@@ -1368,24 +1368,26 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
 
     ``columns`` are the features the rules read (warm DF, in container, link density,
     log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, comment
-    words, ends sentence, under pre, under button, the page's product flag (there the cut
-    keeps new text), and log characters, the line's size to the cut) and ``limits`` their
+    words, ends sentence, under pre, under button, the page's product flag and its site's share
+    of code (with either, the cut keeps new text; with code, outside furniture), and log
+    characters, the line's size to the cut) and ``limits`` their
     bounds (menu words, known site, new DF, new link
     density, the margin of new text below the page's cut, and the thread rule's comment
     words, characters of the rest of the page and ratio:
     ``combined._unless_the_thread_is_the_page``; and the weight of the share kept in the
     page's cut, ``combined.KEEP_WEIGHT``; the words of a sentence that repeats as template
-    even inside the container, ``combined._REPEATED_SENTENCE``).
+    even inside the container, ``combined._REPEATED_SENTENCE``; the share of code of a site
+    that keeps new text, ``combined.CODE_SITE``).
     """
     cdef Py_ssize_t warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside
-    cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars, kind_product
+    cdef Py_ssize_t comment_words, ends_sentence, under_pre, under_button, log_chars, kind_product, site_code
     cdef bint new
-    cdef double menu_words, known_site, new_df, new_link, unique_margin, cut, repeated_sentence
+    cdef double menu_words, known_site, new_df, new_link, unique_margin, cut, repeated_sentence, code_site
     cdef double thread_words, thread_only, thread_ratio, keep_weight, others = 0.0, thread = 0.0, kept_thread = 0.0
     (warm_df, in_container, link, log_words, pages_seen, df, in_lcs, unlikely, under_nav, under_aside,
-     comment_words, ends_sentence, under_pre, under_button, kind_product, log_chars) = columns
+     comment_words, ends_sentence, under_pre, under_button, kind_product, site_code, log_chars) = columns
     (menu_words, known_site, new_df, new_link, unique_margin, thread_words, thread_only, thread_ratio, keep_weight,
-     repeated_sentence) = limits
+     repeated_sentence, code_site) = limits
     if rows.width != scorer.features:
         raise ValueError(f"expected {scorer.features} features, got {rows.width}")
     for j in columns:
@@ -1437,7 +1439,10 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             if (
                 ranked[k].p < (cut - unique_margin if new else cut)
                 and not (r[under_pre] != 0.0 and r[link] < new_link)  # combined._code: the cut keeps code
-                and not (new and r[kind_product] != 0.0)  # a page that declares a product keeps new text
+                # a page that declares a product keeps new text, and a site that shows code outside page furniture
+                and not (new and (r[kind_product] != 0.0 or (
+                    r[site_code] >= code_site and r[unlikely] == 0.0 and r[under_nav] == 0.0 and r[under_aside] == 0.0
+                )))
             ):
                 below.append(ranked[k].i)
                 out[ranked[k].i] = 2

@@ -499,13 +499,14 @@ def _shipped_forest() -> Forest:
 
 #: Values the rules of ``combined.decide`` compare against (and some around them).
 RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29, 0.3, 0.9, 0.95, math.nan,
-                               math.log1p(3), math.log1p(3) / 4, 0.4, 3.0, math.log1p(10)])  # fmt: skip
+                               math.log1p(3), math.log1p(3) / 4, 0.4, 3.0, math.log1p(10),
+                               0.02, 0.0199, -1.0])  # fmt: skip
 
 
 @needs_compiled
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(
-    st.lists(st.lists(RULE_VALUES, min_size=15, max_size=15), max_size=30),
+    st.lists(st.lists(RULE_VALUES, min_size=16, max_size=16), max_size=30),
     st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
     st.integers(0, 2**32),
     st.sampled_from([0.9, 2.0, 0.5]),
@@ -526,13 +527,18 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
         for column, value in zip(combined._COLUMNS[:-1], values, strict=True):  # the rules' columns
             row[column] = value
         row[combined._LOG_CHARS] = math.log1p(rng.randrange(0, 200))  # the line's size to the cut
-        if rng.random() < 0.3:  # new text on a known site, the cut's margin (and a product page's keep) in play
+        if rng.random() < 0.3:  # new text on a known site, the cut's margin (and the keep of a product page or
+            # a site that shows code) in play
             row[combined._PAGES_SEEN], row[combined._SITE_DF], row[combined._IN_LCS] = 1.0, 0.0, 0.0
             row[combined._LINK_DENSITY] = row[combined._UNDER_PRE] = 0.0
         rows.append(row)
     if rng.random() < 0.5:  # the page declares a product: a column of the page, the same on every line
         for row in rows:
             row[combined._KIND_PRODUCT] = 1.0
+    elif rng.random() < 0.5:  # no product, and its site shows code (a column of the page too), or just too little
+        share = rng.choice([combined.CODE_SITE, 0.3, 0.0199])
+        for row in rows:
+            row[combined._KIND_PRODUCT], row[combined._SITE_CODE] = 0.0, share
     table = COMPILED.FeatureRows(3, len(model.features))
     table.set_columns([[1.0] * len(model.features)] * 3, 0)
     COMPILED.decide_rows(table, compiled_scorer, 0.5, site_df, combined._COLUMNS, combined._LIMITS)
