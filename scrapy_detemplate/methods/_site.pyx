@@ -1369,10 +1369,8 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
     ``columns`` are the features the rules read (warm DF, in container, link density,
     log words, pages seen, site DF, in the LCS, unlikely, under nav, under aside, comment
     words, ends sentence, under pre, under button, the page's product flag and its site's share
-    of code (with either, the cut keeps new text; with code, outside furniture), and log
-    characters, the line's size to the cut) and ``limits`` their
-    bounds (menu words, known site, new DF, new link
-    density, the margin of new text below the page's cut, and the thread rule's comment
+    of code (``combined._keeps_new_text``), and log characters, the line's size to the cut)
+    and ``limits`` their bounds (menu words, known site, new DF, new link density, the margin of new text below the page's cut, and the thread rule's comment
     words, characters of the rest of the page and ratio:
     ``combined._unless_the_thread_is_the_page``; and the weight of the share kept in the
     page's cut, ``combined.KEEP_WEIGHT``; the words of a sentence that repeats as template
@@ -1439,8 +1437,7 @@ def decide_rows(FeatureRows rows not None, ForestScorer scorer not None, double 
             if (
                 ranked[k].p < (cut - unique_margin if new else cut)
                 and not (r[under_pre] != 0.0 and r[link] < new_link)  # combined._code: the cut keeps code
-                # a page that declares a product keeps new text, and a site that shows code outside page furniture
-                and not (new and (r[kind_product] != 0.0 or (
+                and not (new and (r[kind_product] != 0.0 or (  # combined._keeps_new_text
                     r[site_code] >= code_site and r[unlikely] == 0.0 and r[under_nav] == 0.0 and r[under_aside] == 0.0
                 )))
             ):

@@ -60,12 +60,9 @@ _NAMES_AT = FEATURES.index(NAME_FEATURES[0])
 NAMESPACE = "combined"
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _KINDS_AT = FEATURES.index(KIND_FEATURES[0])
-#: The page declares a product (``kinds.page_kinds``): there the cut keeps new text on a known site (``decide``).
-_KIND_PRODUCT = FEATURES.index("kind_product")
-#: A site whose earlier pages hold at least CODE_SITE of their words in code (``site_code_share``: a
-#: documentation site, a programming tutorial): there too the cut keeps new text on a known site, outside
-#: page furniture (``_code_site_line``).
-_SITE_CODE = FEATURES.index("site_code_share")
+#: Where the cut keeps new text on a known site (``_keeps_new_text``): a page that declares a product
+#: (``kinds.page_kinds``), and a site whose earlier pages hold at least CODE_SITE of their words in code.
+_KIND_PRODUCT, _SITE_CODE = FEATURES.index("kind_product"), FEATURES.index("site_code_share")
 CODE_SITE = 0.02
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 #: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
@@ -553,12 +550,10 @@ def decide(
         cut_thread = kept_thread = 0.0  # the thread's text lines under the cut and above it, in characters
         for i, p, size in zip(pending, scores, sizes, strict=True):
             new = _new_text_on_a_known_site(rows[i])
-            # On a page that declares a product, or of a site that shows code (columns of the page, the same on
-            # its every line), new text stays; on a code site, unless it stands in page furniture.
             if (
                 p < (cut - UNIQUE_MARGIN if new else cut)
                 and not _code(rows[i])
-                and not (new and (rows[i][_KIND_PRODUCT] or _code_site_line(rows[i])))
+                and not (new and _keeps_new_text(rows[i]))
             ):
                 below.append(i)
                 if _thread_text(rows[i]):
@@ -682,10 +677,14 @@ def _thread_text(row: list[float]) -> bool:
     )
 
 
-def _code_site_line(row: list[float]) -> bool:
-    """A line of a site that shows code (:data:`CODE_SITE`) outside page furniture (a ``<nav>``, an
-    ``<aside>``, readability's unlikely candidates: a section's sidebar, a version picker)."""
-    return row[_SITE_CODE] >= CODE_SITE and not (row[_UNLIKELY] or row[_UNDER_NAV] or row[_UNDER_ASIDE])
+def _keeps_new_text(row: list[float]) -> bool:
+    """Whether the cut keeps the line if it is new text on a known site, whatever the trees say: on a
+    page that declares a product, and on a site that shows code (:data:`CODE_SITE`) outside page
+    furniture (a ``<nav>``, an ``<aside>``, readability's unlikely candidates: a section's sidebar, a
+    version picker).  Both are columns of the page, the same on its every line."""
+    return bool(row[_KIND_PRODUCT]) or (
+        row[_SITE_CODE] >= CODE_SITE and not (row[_UNLIKELY] or row[_UNDER_NAV] or row[_UNDER_ASIDE])
+    )
 
 
 def _new_text_on_a_known_site(row: list[float]) -> bool:
