@@ -48,16 +48,19 @@ from scrapy_detemplate.methods import names as _names
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import (
+    _KIND_PRODUCT,
     _NAMES_AT,
     FEATURES,
     CombinedEvidence,
     Scorer,
     copy_flags,
+    customer_reviews,
     decide,
     drop_copies,
     model_forests,
     model_names,
     on_first_page,
+    questions_and_answers,
     scorers,
 )
 from scrapy_detemplate.store import MemoryStore
@@ -117,6 +120,8 @@ class PageLines:
     visible: str
     kind: str = ""  # the manifest's page_type, if any
     names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
+    reviews: frozenset[int] = frozenset()  # a product's customer reviews: template (:func:`customer_reviews`)
+    answers: frozenset[int] = frozenset()  # its declared questions and answers: content (:func:`questions_and_answers`)
 
 
 def page_lines(
@@ -138,9 +143,18 @@ def page_lines(
                 corpus, page.site, rows, line_labels(lines, page.gold),
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
+                *_declared_lines(parsed, rows),
             )
         )  # fmt: skip
     return out
+
+
+def _declared_lines(page: ParsedPage | None, rows: list[list[float]]) -> tuple[frozenset[int], frozenset[int]]:
+    """What the page declares of its lines (:func:`~scrapy_detemplate.runners.combined.declared`): its
+    customer reviews if it declares a product, and its questions and answers."""
+    if page is None or not rows:
+        return frozenset(), frozenset()
+    return customer_reviews(page, bool(rows[0][_KIND_PRODUCT])), questions_and_answers(page)
 
 
 #: A page's lines weigh their words times PAGE_WEIGHT over the square root of the page's words.
@@ -235,7 +249,7 @@ def clean_text(page: PageLines, scoring: Scoring, config: DetemplateConfig) -> s
         rows = [list(row) for row in rows]
         _fill_names(rows, page.names, lexicon)
     template = decide(rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df)
-    template = drop_copies(page.texts, template, *copy_flags(rows))
+    template = drop_copies(page.texts, (template | page.reviews) - page.answers, *copy_flags(rows))
     if 0 < len(template) < len(rows):
         return "\n".join(t for i, t in enumerate(page.texts) if i not in template)
     return page.visible

@@ -624,3 +624,87 @@ def test_a_model_whose_trees_cannot_be_walked_fails_at_start_up(tmp_path: Path, 
     with pytest.raises(InvalidSetting) as error:
         Detemplater(DetemplateConfig.from_settings({"DETEMPLATE_COMBINED_MODEL": str(path)}))
     assert error.value.name == "DETEMPLATE_COMBINED_MODEL" and "tree 0" in str(error.value)
+
+
+_REVIEWS = (
+    "I use this kettle every morning and it boils a full jug in under three minutes without any noise.",
+    "The handle stays cool and the lid opens with one finger, which my father finds very easy to use.",
+    "Third one I have bought for the family: they last for years and descale easily with a little vinegar.",
+)
+
+
+def _shop_page(kind: str) -> str:
+    authors = ("Ann", "Bob", "Cy")
+    declared = {
+        "@context": "https://schema.org",
+        "@type": kind,
+        "name": "Quiet kettle",
+        "review": [
+            {"@type": "Review", "author": {"name": a}, "reviewBody": r} for a, r in zip(authors, _REVIEWS, strict=True)
+        ],
+    }
+    items = "".join(
+        f'<li class="review"><h4>Lovely kettle</h4><p>{a}</p><p>{r}</p></li>'
+        for a, r in zip(authors, _REVIEWS, strict=True)
+    )
+    return f"""<html><head><title>Quiet kettle | Shop</title>
+<script type="application/ld+json">{json.dumps(declared)}</script></head><body>
+<nav><a href="/">Home</a> <a href="/kitchen">Kitchen</a> <a href="/cart">Cart</a></nav>
+<main><h1>Quiet kettle</h1><p class="price">$39.00</p>
+<p>A 1.7 litre stainless steel kettle with a concealed element, a boil-dry cut-out and a limescale filter that lifts out.</p>
+<p>Its double wall keeps the outside cool to the touch and holds the water hot for longer after it boils.</p>
+<h2>Customer reviews</h2><ul>{items}</ul></main>
+<footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer></body></html>"""  # noqa: E501
+
+
+def test_a_product_page_s_declared_customer_reviews_go():
+    # A shop declares its customers' reviews (JSON-LD reviewBody) beside its product: they are not the
+    # product's content, and go; the product's own description stays.
+    result = Detemplater().process("https://shop.example/kettle", _shop_page("Product").encode())
+    assert result.status == "cleaned" and "limescale filter" in result.text and "double wall" in result.text
+    assert not any(review in result.text for review in _REVIEWS)
+    # A page that declares no product (an organisation's testimonials) is left to the trees: they keep them.
+    result = Detemplater().process("https://shop.example/kettle", _shop_page("Organization").encode())
+    assert all(review in result.text for review in _REVIEWS)
+
+
+_QUESTIONS = (
+    ("How long does delivery take?", "Two to three working days in the country, a week abroad."),
+    ("Can I return an opened kettle?", "Yes, within thirty days, in its box, for a full refund."),
+    ("Does it work on 110 volts?", "No: the element is made for 230 volts only."),
+)
+
+
+def _service_page(declare: bool) -> str:
+    declared = {
+        "@context": "https://schema.org",
+        "@type": "FAQPage",
+        "mainEntity": [
+            {"@type": "Question", "name": q, "acceptedAnswer": {"@type": "Answer", "text": f"<p>{a}</p>"}}
+            for q, a in _QUESTIONS
+        ],
+    }
+    script = f'<script type="application/ld+json">{json.dumps(declared)}</script>' if declare else ""
+    faq = "".join(
+        f'<div class="faq-item"><a href="#q{i}">{q}</a><div class="faq-answer"><span>{a}</span></div></div>'
+        for i, (q, a) in enumerate(_QUESTIONS)
+    )
+    return f"""<html><head><title>Kettle repairs | Fixit</title>{script}</head><body>
+<nav><a href="/">Home</a> <a href="/services">Services</a> <a href="/contact">Contact</a></nav>
+<main><h1>Kettle repairs</h1>
+<p>We repair every make of electric kettle in our workshop, replacing elements, switches and seals with original parts,
+and test each one before it goes back.</p>
+<p>Most repairs cost less than half the price of a new kettle and take under a week from the day your kettle
+reaches us.</p>
+</main><aside class="sidebar"><h3>Questions</h3>{faq}</aside>
+<footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a> Copyright 2024 Fixit Ltd.</footer></body></html>"""
+
+
+def test_a_page_s_declared_questions_and_answers_stay():
+    # A service page's FAQ in a sidebar of links and short lines: the trees cut it, but the page declares it
+    # (JSON-LD FAQPage) as its own text, and it stays; the menus still go.
+    kept = Detemplater().process("https://fixit.example/kettles", _service_page(True).encode())
+    assert all(q in kept.text and a in kept.text for q, a in _QUESTIONS)
+    assert "Privacy" not in kept.text and "Services" not in kept.text
+    cut = Detemplater().process("https://fixit.example/kettles", _service_page(False).encode())
+    assert not any(q in cut.text for q, _ in _QUESTIONS)  # undeclared, as the trees have it

@@ -90,8 +90,12 @@ BOMS = [b"", b"", b"", codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE
 any_text = st.text(st.characters(blacklist_categories=()), max_size=40)
 words = st.text(st.sampled_from("abc xyz\n\t.é"), min_size=1, max_size=30)
 attribute = st.tuples(
-    st.sampled_from(["class", "id", "href", "style", "charset", "http-equiv", "content", "x", "on\u00e9", ""]),
-    st.one_of(words, any_text, st.integers(0, 100_000).map(lambda n: "v" * n), st.sampled_from(CHARSETS)),
+    st.sampled_from(
+        ["class", "id", "href", "style", "charset", "http-equiv", "content", "x", "on\u00e9", "itemprop", ""]
+    ),
+    st.one_of(
+        words, any_text, st.integers(0, 100_000).map(lambda n: "v" * n), st.sampled_from([*CHARSETS, "reviewBody"])
+    ),
     st.sampled_from(['"', "'", ""]),
 )
 
@@ -117,6 +121,27 @@ leaf = st.one_of(
         lambda t: f"<{t[0]}>" * t[1] + "deep" + f"</{t[0]}>" * (t[1] // 2)  # deep, half unclosed
     ),
     st.integers(0, 150).map(lambda n: "".join(f"<p>paragraph {i} of a longer page</p>" for i in range(n))),
+    # A shop's declared product and customer reviews (the combined method drops the lines they match):
+    # some the page's own paragraphs, some any text, some strings that never close.
+    st.lists(st.one_of(st.integers(0, 150).map(lambda i: f"paragraph {i} of a longer page"), words, any_text)).map(
+        lambda reviews: (
+            '<script type="application/ld+json">{"@type": "Product", "review": ['
+            + ", ".join(f'{{"reviewBody": {json.dumps(r)}}}' for r in reviews)
+            + "]}</script>"
+        )
+    ),
+    st.sampled_from(['"reviewBody": "', '"reviewBody":"\\', '{"@type": "Product"}', '"Question"']),
+    # A page's declared questions and answers (kept whatever the trees say).
+    st.lists(st.one_of(st.integers(0, 150).map(lambda i: f"paragraph {i} of a longer page"), words, any_text)).map(
+        lambda texts: (
+            '<script type="application/ld+json">{"@type": "FAQPage", "mainEntity": ['
+            + ", ".join(
+                f'{{"@type": "Question", "name": {json.dumps(t)}, "acceptedAnswer": {{"text": {json.dumps(t)}}}}}'
+                for t in texts
+            )
+            + "]}</script>"
+        )
+    ),
 )
 tree = st.recursive(
     leaf,

@@ -18,7 +18,14 @@ sites.
 
 from __future__ import annotations
 
+import bisect
+import html as html_module
+import itertools
+import json
 import re
+from collections.abc import Iterator, Sequence
+
+from lxml import etree
 
 #: The flags, in the order :func:`page_kinds` gives them (the last columns of ``combined``'s features).
 KIND_FEATURES = ("kind_product", "kind_discussion", "kind_article", "kind_list")
@@ -89,3 +96,178 @@ def page_kinds(html: str) -> list[float]:
     """:data:`KIND_FEATURES` of the page: 1.0 for each kind it declares, else 0.0."""
     names = declared_kinds(html)
     return [1.0 if names & group else 0.0 for group in KIND_NAMES]
+
+
+#: A page's customer reviews (:func:`declared_reviews`, :func:`review_lines`): at most MAX_REVIEWS
+#: texts and MAX_REVIEW_CHARS characters of them are read (a page's source of hostile size costs
+#: bounded time), a review of fewer than REVIEW_WORDS words and a line of fewer than
+#: REVIEW_LINE_WORDS are not matched (a "Great product!" of one review is another's whole line, an
+#: "Easy to build" of a review the shop's own bullet),
+#: and a review that spans more than REVIEW_LINES lines of the page is the page's own text (an
+#: editor's review of a car, printed paragraph by paragraph), not a customer's.
+MAX_REVIEWS = 200
+MAX_REVIEW_CHARS = 100_000
+REVIEW_WORDS = 4
+REVIEW_LINE_WORDS = 5
+REVIEW_LINES = 2
+
+#: A JSON-LD ``reviewBody`` string, its escapes left for ``json`` to read.
+_REVIEW_BODY = re.compile(r'"reviewBody"\s*:\s*"((?:[^"\\]|\\.)*)"')
+#: A microdata ``itemprop`` holding ``reviewBody`` among its names.
+_ITEMPROP_REVIEW = "//*[contains(concat(' ', normalize-space(@itemprop), ' '), ' reviewBody ')]"
+_WORD = re.compile(r"\w+")
+
+
+def review_words(text: str) -> str:
+    """``text`` as its lowercased ``\\w+`` words, one space between them (the words content F1 counts)."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def declared_reviews(html: str, root: etree._Element | None) -> list[str]:
+    """The review texts the page declares for search engines, as :func:`review_words`: JSON-LD's
+    ``reviewBody`` strings and the text of microdata's ``itemprop="reviewBody"`` elements, each once.
+
+    A shop writes its customers' reviews there (``Product.review``) to show their stars in search
+    results.  Nothing is read unless ``reviewBody`` stands in the source (one ``str.find``)."""
+    if "reviewBody" not in html:
+        return []
+    texts: list[str] = []
+    for raw in _declared_raw(html, '"reviewBody"', _REVIEW_BODY):
+        try:
+            text = json.loads(f'"{raw}"', strict=False)
+        except ValueError:
+            text = raw
+        texts.append(text)
+    if root is not None and "itemprop" in html:
+        try:
+            found = root.xpath(_ITEMPROP_REVIEW)
+        except (etree.XPathError, ValueError):  # a tree lxml cannot search
+            found = []
+        elements = (
+            [element for element in found if isinstance(element, etree._Element)] if isinstance(found, list) else []
+        )
+        texts += (
+            etree.tostring(element, method="text", encoding="unicode", with_tail=False)
+            for element in elements[:MAX_REVIEWS]
+        )
+    reviews: dict[str, None] = {}
+    chars = 0
+    for text in texts[:MAX_REVIEWS]:
+        words = review_words(html_module.unescape(text[:MAX_REVIEW_CHARS]))
+        if words.count(" ") + 1 >= REVIEW_WORDS and words not in reviews and chars + len(words) <= MAX_REVIEW_CHARS:
+            reviews[words] = None
+            chars += len(words) + 1
+    return list(reviews)
+
+
+def _declared_raw(html: str, needle: str, pattern: re.Pattern[str]) -> Iterator[str]:
+    """What ``pattern`` reads at each ``needle`` in ``html``, as written (at most :data:`MAX_REVIEWS`)."""
+    at, found = html.find(needle), 0
+    while at >= 0 and found < MAX_REVIEWS:
+        match = pattern.match(html, at)
+        if match:
+            found += 1
+            yield match.group(1)
+        at = html.find(needle, at + len(needle))
+
+
+def review_lines(texts: Sequence[str], reviews: Sequence[str]) -> frozenset[int]:
+    """The lines (of ``texts``) that are a customer's review of ``reviews`` (:func:`declared_reviews`):
+    lines of :data:`REVIEW_LINE_WORDS` words or more that :func:`_declared_lines` matches.  A review
+    matched by more than :data:`REVIEW_LINES` lines is left alone: an editor's review printed
+    paragraph by paragraph is the page itself."""
+    by_text = _declared_lines(texts, reviews, REVIEW_LINE_WORDS)
+    return frozenset(index for lines in by_text.values() if len(lines) <= REVIEW_LINES for index in lines)
+
+
+def answer_lines(texts: Sequence[str], answers: Sequence[str]) -> frozenset[int]:
+    """The lines (of ``texts``) that are one of the questions and answers the page declares
+    (:func:`declared_answers`): lines of :data:`ANSWER_LINE_WORDS` words or more that
+    :func:`_declared_lines` matches."""
+    return frozenset(index for lines in _declared_lines(texts, answers, ANSWER_LINE_WORDS).values() for index in lines)
+
+
+def _declared_lines(texts: Sequence[str], declared: Sequence[str], least_words: int) -> dict[int, list[int]]:
+    """For each text of ``declared`` (as :func:`review_words`), the lines of ``texts`` of at least
+    ``least_words`` words that are its: whose words stand in it (a text printed over several lines)
+    or of whose words it makes half or more (a review printed with its title and its author's name
+    run together, ``Great shelf!DaphneI love this shelf``)."""
+    if not declared:
+        return {}
+    joined = "\n".join(declared)
+    starts = list(itertools.accumulate((len(text) + 1 for text in declared[:-1]), initial=0))
+    by_length = sorted(range(len(declared)), key=lambda which: len(declared[which]))
+    lengths = [len(declared[which]) for which in by_length]
+    by_text: dict[int, list[int]] = {}
+    for index, text in enumerate(texts):
+        words = review_words(text)
+        if words.count(" ") + 1 < least_words:
+            continue
+        at = joined.find(words)
+        if at >= 0:
+            by_text.setdefault(bisect.bisect_right(starts, at) - 1, []).append(index)
+            continue
+        # Only a text from half the line's length to all of it can make half of the line.
+        low, high = bisect.bisect_left(lengths, (len(words) + 1) // 2), bisect.bisect_right(lengths, len(words))
+        for which in by_length[low:high]:
+            if declared[which] in words:
+                by_text.setdefault(which, []).append(index)
+                break
+    return by_text
+
+
+#: A page's declared questions and answers (:func:`declared_answers`): at most MAX_ANSWERS texts, read
+#: from at most MAX_JSON_NODES objects and arrays of its JSON-LD; a text of fewer than ANSWER_WORDS words is not read,
+#: and a line of fewer than ANSWER_LINE_WORDS is not matched.
+MAX_ANSWERS = 200
+MAX_JSON_NODES = 20_000
+ANSWER_WORDS = 3
+ANSWER_LINE_WORDS = 3
+_ANSWER_KEYS = ("acceptedAnswer", "suggestedAnswer")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def declared_answers(html: str, root: etree._Element | None) -> list[str]:
+    """The questions and answers the page declares for search engines, as :func:`review_words`: the
+    ``name`` of each JSON-LD ``Question`` (a ``FAQPage``'s, a ``QAPage``'s) and the ``text`` of its
+    ``acceptedAnswer`` and ``suggestedAnswer``, markup taken out, each once.  Nothing is read unless
+    ``"Question"`` stands in the source (one ``str.find``), and only JSON that parses."""
+    if root is None or '"Question"' not in html:
+        return []
+    texts: list[str] = []
+    budget = MAX_JSON_NODES
+    for script in root.iter("script"):
+        source = script.text or ""
+        if "ld+json" not in (script.get("type") or "").lower() or '"Question"' not in source:
+            continue
+        try:
+            data = json.loads(source, strict=False)
+        except (ValueError, RecursionError):
+            continue
+        stack = [data] if isinstance(data, dict | list) else []  # objects and arrays only
+        while stack and budget > 0 and len(texts) < MAX_ANSWERS:
+            value = stack.pop()
+            budget -= 1
+            if isinstance(value, dict):
+                kind = value.get("@type")
+                if kind == "Question" or (isinstance(kind, list) and "Question" in kind):
+                    texts += _question_texts(value)
+                value = list(value.values())
+            stack += [child for child in reversed(value) if isinstance(child, dict | list)]  # popped in page order
+    answers: dict[str, None] = {}
+    for text in texts[:MAX_ANSWERS]:
+        words = review_words(html_module.unescape(_TAG.sub(" ", text[:MAX_REVIEW_CHARS])))
+        if words.count(" ") + 1 >= ANSWER_WORDS:
+            answers[words] = None
+    return list(answers)
+
+
+def _question_texts(question: dict[str, object]) -> list[str]:
+    """A JSON-LD ``Question``'s name and its answers' texts, those that are strings."""
+    texts = [question["name"]] if isinstance(question.get("name"), str) else []
+    for key in _ANSWER_KEYS:
+        answers = question.get(key)
+        for answer in answers if isinstance(answers, list) else [answers]:
+            if isinstance(answer, dict) and isinstance(answer.get("text"), str):
+                texts.append(answer["text"])
+    return [text for text in texts if isinstance(text, str)]

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_detemplate._html import parse_html
 from scrapy_detemplate.config import DetemplateConfig
-from scrapy_detemplate.methods.kinds import KIND_FEATURES, declared_kinds, page_kinds
+from scrapy_detemplate.methods.kinds import (
+    KIND_FEATURES,
+    MAX_ANSWERS,
+    MAX_REVIEW_CHARS,
+    MAX_REVIEWS,
+    answer_lines,
+    declared_answers,
+    declared_kinds,
+    declared_reviews,
+    page_kinds,
+    review_lines,
+)
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import FEATURES, CombinedEvidence
 from scrapy_detemplate.store import MemoryStore
@@ -78,3 +91,153 @@ def test_a_page_of_needles_is_read_once_each(html: str) -> None:
 def test_two_og_types_in_one_tag_read_once() -> None:
     html = '<meta property="og:type" content="og:type article"><meta content="product" property="og:type">'
     assert declared_kinds(html) == {"og:og:type article", "og:product"}
+
+
+def _reviews(html: str) -> list[str]:
+    return declared_reviews(html, parse_html(html))
+
+
+def test_a_page_declares_its_reviews_in_json_ld_and_microdata():
+    html = (
+        '<html><head><script type="application/ld+json">{"@type": "Product", "review": ['
+        '{"@type": "Review", "reviewBody": "Caf\\u00e9 \\"mug\\" keeps my coffee hot for hours"},'
+        '{"reviewBody" : "Too short"},'  # under four words: a line of another review could be it
+        '{"reviewBody": "Caf\\u00e9 \\"mug\\" keeps my coffee hot for hours"}]}</script></head><body>'
+        '<div itemprop="review"><p itemprop="reviewBody description">Solid handle and a <b>lovely</b> glaze</p></div>'
+        "</body></html>"
+    )
+    # Escapes read, words lowercased, each review once, the microdata element's whole text.
+    assert _reviews(html) == ["café mug keeps my coffee hot for hours", "solid handle and a lovely glaze"]
+    assert _reviews(html.replace("reviewBody", "description")) == []  # nothing read without ``reviewBody``
+    assert _reviews('<p>"reviewBody": "not a closed string</p>') == []
+
+
+def test_a_review_is_matched_on_one_line_two_lines_or_run_together_with_its_title():
+    reviews = [
+        "i love this shelf it is sturdy and easy to build",
+        "the colour faded after a month of sun by the window",
+    ]
+    texts = [
+        "KALLAX shelf unit",
+        "A shelf unit for books, records and boxes.",
+        "Great shelf!DaphneI love this shelf, it is sturdy and easy to build.5",  # title, author, review, stars
+        "The colour faded after a month",  # a review printed over two lines
+        "of sun by the window.",
+        "Sturdy and easy to build",  # five words of a review: the shop's own words are longer lines
+        "Easy to build",  # fewer than five words: never matched
+    ]
+    assert review_lines(texts, reviews) == {2, 3, 4, 5}
+    assert review_lines(texts[:5] + texts[6:], reviews) == {2, 3, 4}
+    assert review_lines(texts, []) == frozenset()
+
+
+def test_a_review_printed_paragraph_by_paragraph_is_the_page_and_stays():
+    # An editor's review of a car, declared whole as one reviewBody and printed as the page's paragraphs.
+    paragraphs = [
+        "The new model is quicker than the last one.",
+        "Its cabin is quiet at any speed.",
+        "We liked it a lot.",
+    ]
+    review = " ".join(paragraphs).lower().replace(".", "")
+    assert review_lines(paragraphs, [review]) == frozenset()
+    assert review_lines(paragraphs[:2], [review]) == {0, 1}  # two lines: a customer's review over two lines
+
+
+_PIECES = ['"reviewBody"', ":", '"', "\\", "\\u00e9", 'itemprop="reviewBody"', "<p>", "</p>", " ", "a b c d"]
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES)).map("".join) | st.text())
+def test_any_source_gives_bounded_reviews(html: str) -> None:
+    reviews = _reviews(html) if html.strip() else declared_reviews(html, None)
+    assert len(reviews) <= MAX_REVIEWS and sum(map(len, reviews)) <= MAX_REVIEW_CHARS
+    assert all(isinstance(r, str) and len(r.split()) >= 4 for r in reviews)
+
+
+def test_a_page_of_reviews_is_read_in_bounded_size():
+    many = '"reviewBody": "' + "word " * 200 + '%d", '
+    html = "".join(many % i for i in range(MAX_REVIEWS * 5))
+    reviews = declared_reviews(html, None)
+    assert len(reviews) <= MAX_REVIEWS and sum(map(len, reviews)) <= MAX_REVIEW_CHARS
+    assert declared_reviews('"reviewBody"' * 50_000, None) == []
+
+
+def _answers(html: str) -> list[str]:
+    return declared_answers(html, parse_html(html))
+
+
+def _ld(data: object) -> str:
+    return (
+        f'<html><head><script type="application/ld+json">{json.dumps(data)}</script></head><body><p>x</p></body></html>'
+    )
+
+
+def test_a_page_declares_its_questions_and_answers_in_json_ld():
+    faq = {
+        "@context": "https://schema.org",
+        "@type": "FAQPage",
+        "mainEntity": [
+            {
+                "@type": "Question",
+                "name": "How long does delivery take?",
+                "acceptedAnswer": {
+                    "@type": "Answer",
+                    "text": "<p>Two to three days.</p><p>Longer &amp; slower abroad.</p>",
+                },
+            },
+            {
+                "@type": ["Question", "Thing"],
+                "name": "Is it safe?",
+                "suggestedAnswer": [{"text": "Yes it is quite safe"}],
+            },
+            {"@type": "Question", "name": "Ok?", "acceptedAnswer": {"text": 42}},  # too short; not a string
+        ],
+    }
+    # Markup out (a space for each tag), entities read, words lowercased; each text once.
+    assert _answers(_ld(faq)) == [
+        "how long does delivery take",
+        "two to three days longer slower abroad",
+        "is it safe",
+        "yes it is quite safe",
+    ]
+    assert _answers(_ld(faq).replace('"Question"', '"Query"')) == []  # nothing read without a Question
+    broken = _ld(faq).replace('"mainEntity": [', '"mainEntity": [[')  # JSON that does not parse: skipped
+    assert _answers(broken) == []
+    assert declared_answers(_ld(faq), None) == []
+
+
+def test_declared_answers_are_matched_on_any_number_of_lines():
+    answers = ["how long does delivery take", "two to three working days in the country a week abroad"]
+    texts = ["How long does delivery take?", "Two to three working days", "in the country,", "a week abroad.", "Days"]
+    assert answer_lines(texts, answers) == {0, 1, 2, 3}  # lines of three words or more, as many as the answer has
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(
+                st.sampled_from(["@type", "name", "text", "acceptedAnswer", "suggestedAnswer", "mainEntity", "x"]),
+                inner | st.just("Question") | st.just(["Question"]),
+                max_size=5,
+            )
+        ),
+    )
+)
+def test_any_json_ld_gives_bounded_answers(data: object) -> None:
+    answers = _answers(_ld(data).replace("</p>", '</p><i>"Question"</i>'))
+    assert len(answers) <= MAX_ANSWERS and all(isinstance(a, str) and len(a.split()) >= 3 for a in answers)
+
+
+def test_a_page_of_questions_is_read_in_bounded_time():
+    many = [
+        {"@type": "Question", "name": f"question number {i} here", "acceptedAnswer": {"text": f"answer {i} is this"}}
+        for i in range(5_000)
+    ]
+    assert len(_answers(_ld({"@type": "FAQPage", "mainEntity": many}))) == MAX_ANSWERS
+    # JSON nested deeper than Python's json reads is skipped, not raised on.
+    deep = '{"@type": "Question", "name": "a deep question here", "x": ' + "[" * 100_000 + "1" + "]" * 100_000 + "}"
+    html = f'<html><head><script type="application/ld+json">{deep}</script></head><body><p>x</p></body></html>'
+    assert _answers(html) == []
