@@ -14,6 +14,13 @@ JSON parse, no walk of the tree): what is declared anywhere in the source counts
 script or an attribute.  Measured on sites never seen (``docs/methods/combined.md``), with trees
 of 63 leaves: wcxb-dev micro F1 up 0.001 to 0.003 on each of three splits of the
 sites.
+
+A page also declares some of its own text: a shop its customers' reviews
+(:func:`declared_reviews`), a page of questions its questions and answers
+(:func:`declared_answers`).  ``combined`` drops the first on a page that declares a
+product and keeps the second whatever its trees say (:func:`review_lines` and
+:func:`answer_lines` find their lines; ``docs/methods/combined.md``, "What a page declares
+of its own text").
 """
 
 from __future__ import annotations
@@ -100,11 +107,11 @@ def page_kinds(html: str) -> list[float]:
 
 #: A page's customer reviews (:func:`declared_reviews`, :func:`review_lines`): at most MAX_REVIEWS
 #: texts and MAX_REVIEW_CHARS characters of them are read (a page's source of hostile size costs
-#: bounded time), a review of fewer than REVIEW_WORDS words and a line of fewer than
+#: bounded time); a review of fewer than REVIEW_WORDS words and a line of fewer than
 #: REVIEW_LINE_WORDS are not matched (a "Great product!" of one review is another's whole line, an
-#: "Easy to build" of a review the shop's own bullet),
-#: and a review that spans more than REVIEW_LINES lines of the page is the page's own text (an
-#: editor's review of a car, printed paragraph by paragraph), not a customer's.
+#: "Easy to build" of a review the shop's own bullet); and a review that spans more than
+#: REVIEW_LINES lines of the page is the page's own text (an editor's review of a car, printed
+#: paragraph by paragraph), not a customer's.
 MAX_REVIEWS = 200
 MAX_REVIEW_CHARS = 100_000
 REVIEW_WORDS = 4
@@ -217,8 +224,8 @@ def _declared_lines(texts: Sequence[str], declared: Sequence[str], least_words: 
 
 
 #: A page's declared questions and answers (:func:`declared_answers`): at most MAX_ANSWERS texts, read
-#: from at most MAX_JSON_NODES objects and arrays of its JSON-LD; a text of fewer than ANSWER_WORDS words is not read,
-#: and a line of fewer than ANSWER_LINE_WORDS is not matched.
+#: from at most MAX_JSON_NODES objects and arrays of its JSON-LD; a text of fewer than ANSWER_WORDS
+#: words is not read, and a line of fewer than ANSWER_LINE_WORDS is not matched.
 MAX_ANSWERS = 200
 MAX_JSON_NODES = 20_000
 ANSWER_WORDS = 3

@@ -1,0 +1,98 @@
+"""What reading a page's declared reviews and questions costs the default, against a plain parse.
+
+    .venv/bin/python bench/cost_declared.py [--corpus ../shared/corpus] [corpora ...]
+
+``combined`` reads what a page declares of its own text (``runners/combined.py``, ``declared``: a
+product's customer reviews, a page's questions and answers) on every page.  Per page of each corpus, the
+best of three calls of ``declared`` on the parsed page (its lines already made, as in the engine) is
+divided by a plain ``lxml.html.document_fromstring`` of the same bytes timed just before; the pages
+that declare something (``"Question"`` in the source, or ``reviewBody`` on a page that declares a
+product) are also shown apart, as they are the only ones that do more than search the source.
+Figures also go to ``bench/results/cost_declared.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+from statistics import median
+
+import lxml.html
+from _results import CORPUS, write_result  # bench/, the script's folder
+
+from scrapy_detemplate._html import parse_html, reveal_noscript
+from scrapy_detemplate.config import DetemplateConfig
+from scrapy_detemplate.evaluation import read_manifest
+from scrapy_detemplate.methods.kinds import page_kinds
+from scrapy_detemplate.runners.base import ParsedPage
+from scrapy_detemplate.runners.combined import declared
+
+CORPORA = ("c2f", "dragnet10", "docs", "wcxb-dev")
+
+
+def _quantile(values: list[float], share: float) -> float:
+    """The nearest-rank quantile: the smallest value with ``share`` of them at or below it."""
+    ordered = sorted(values)
+    return ordered[max(math.ceil(share * len(ordered)) - 1, 0)]
+
+
+def _row(label: str, ratios: list[float]) -> str:
+    if not ratios:
+        return f"{label:38} {0:6d}"
+    return f"{label:38} {len(ratios):6d} {median(ratios):8.3f} {_quantile(ratios, 0.9):8.3f} {max(ratios):8.3f}"
+
+
+def measure(corpus: Path, name: str) -> tuple[list[float], list[float]]:
+    """The ratios of every page of ``name`` and of those that declare something."""
+    config = DetemplateConfig()
+    every: list[float] = []
+    declaring: list[float] = []
+    for page in read_manifest(corpus / f"{name}.manifest.jsonl"):
+        html = page.html
+        start = time.perf_counter()
+        lxml.html.document_fromstring(html.encode("utf-8", "surrogatepass"))
+        parse = time.perf_counter() - start
+        root = parse_html(html)
+        if root is None or parse <= 0.0:
+            continue
+        reveal_noscript(root)
+        parsed = ParsedPage.of(page.url, html, root, config)
+        parsed.lines  # noqa: B018  (made before the clock, as the engine has them)
+        product = bool(page_kinds(html)[0])
+        spent = []
+        for _ in range(3):
+            start = time.perf_counter()
+            declared(parsed, frozenset(), product)
+            spent.append(time.perf_counter() - start)
+        every.append(min(spent) / parse)
+        if '"Question"' in html or (product and "reviewBody" in html):
+            declaring.append(min(spent) / parse)
+    return every, declaring
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("corpora", nargs="*", default=list(CORPORA))
+    args = parser.parse_args(argv)
+    lines = [
+        "What a page declares (combined's `declared`), per page, as a ratio to a plain lxml.html parse",
+        "(bench/cost_declared.py): the median, the 90th percentile and the most.",
+        "",
+        f"{'pages':38} {'count':>6} {'median':>8} {'p90':>8} {'max':>8}",
+    ]
+    for name in args.corpora:
+        every, declaring = measure(args.corpus, name)
+        lines.append(_row(f"{name}: every page", every))
+        lines.append(_row(f"{name}: pages that declare something", declaring))
+    text = "\n".join(lines)
+    print(text)
+    print(f"written to {write_result('cost_declared.txt', text)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
