@@ -48,6 +48,7 @@ from scrapy_detemplate.methods import names as _names
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import (
+    _KIND_DISCUSSION,
     _KIND_PRODUCT,
     _NAMES_AT,
     FEATURES,
@@ -154,7 +155,9 @@ def _declared_lines(page: ParsedPage | None, rows: list[list[float]]) -> tuple[f
     customer reviews if it declares a product, and its questions and answers."""
     if page is None or not rows:
         return frozenset(), frozenset()
-    return customer_reviews(page, bool(rows[0][_KIND_PRODUCT])), questions_and_answers(page)
+    return customer_reviews(page, bool(rows[0][_KIND_PRODUCT])), questions_and_answers(
+        page, bool(rows[0][_KIND_DISCUSSION])
+    )
 
 
 #: A page's lines weigh their words times PAGE_WEIGHT over the square root of the page's words.

@@ -70,6 +70,8 @@ _KINDS_AT = FEATURES.index(KIND_FEATURES[0])
 #: Where the cut keeps new text on a known site (``_keeps_new_text``): a page that declares a product
 #: (``kinds.page_kinds``), and a site whose earlier pages hold at least CODE_SITE of their words in code.
 _KIND_PRODUCT, _SITE_CODE = FEATURES.index("kind_product"), FEATURES.index("site_code_share")
+#: The page declares a discussion: a ``Question`` among its types, which :func:`questions_and_answers` reads.
+_KIND_DISCUSSION = FEATURES.index("kind_discussion")
 CODE_SITE = 0.02
 _LINK_DENSITY, _IN_CONTAINER, _LOG_WORDS = (FEATURES.index(f) for f in ("link_density", "in_container", "log_words"))
 #: A line's size to the cut: its characters, ``expm1`` of this feature (``log1p`` of them).
@@ -438,7 +440,8 @@ class CombinedRunner:
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
             template = decide(rows, probabilities, self._threshold, self._site_df)
-            template = declared(page, template, bool(rows) and bool(rows[0][_KIND_PRODUCT]))
+            kinds = (bool(rows) and bool(rows[0][j]) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
+            template = declared(page, template, *kinds)
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
             return Verdict(detail="all_content")
@@ -459,7 +462,8 @@ class CombinedRunner:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
-            template = declared(page, template, bool(page.lines) and bool(rows.value(0, _KIND_PRODUCT)))
+            kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
+            template = declared(page, template, *kinds)
             return _settle(
                 page.lines,
                 template,
@@ -471,21 +475,26 @@ class CombinedRunner:
                 self._rows_free.release()
 
 
-def declared(page: ParsedPage, template: frozenset[int], product: bool) -> frozenset[int]:
+def declared(page: ParsedPage, template: frozenset[int], product: bool, discussion: bool) -> frozenset[int]:
     """``template`` after what the page declares for search engines of its own text: a product's
     customer reviews go (:func:`customer_reviews`), its questions and answers stay
-    (:func:`questions_and_answers`)."""
-    return (template | customer_reviews(page, product)) - questions_and_answers(page)
+    (:func:`questions_and_answers`).  ``product`` and ``discussion`` are its kinds' columns."""
+    return (template | customer_reviews(page, product)) - questions_and_answers(page, discussion)
 
 
-def questions_and_answers(page: ParsedPage) -> frozenset[int]:
+def questions_and_answers(page: ParsedPage, discussion: bool) -> frozenset[int]:
     """The lines that are one of the questions and answers the page declares (JSON-LD ``Question``:
     a ``FAQPage``'s, a ``QAPage``'s; :func:`~scrapy_detemplate.methods.kinds.answer_lines`): content,
     whatever the trees and the site say.  The page says they are its text, and the trees, on a
     service page's or a shop's list of questions (short lines, often in a collapsed block outside
     the main container), cut them: of the words of those lines over the four corpora, 77% are gold,
     and the cut took 2,795 words of them (76% gold) on sites never seen.  Measured on sites never seen
-    (docs/methods/combined.md, "What a page declares of its own text")."""
+    (docs/methods/combined.md, "What a page declares of its own text").
+
+    Read only on a page whose ``kind_discussion`` column is set (``discussion``): every page that
+    declares a ``Question`` has it, and the page's source is not searched again."""
+    if not discussion:
+        return frozenset()
     answers = declared_answers(page.html, page.root)
     return answer_lines([line.text for line in page.lines], answers) if answers else frozenset()
 
