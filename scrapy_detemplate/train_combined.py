@@ -53,16 +53,17 @@ from scrapy_detemplate.runners.combined import (
     _NAMES_AT,
     FEATURES,
     CombinedEvidence,
+    Declared,
     Scorer,
     copy_flags,
-    customer_reviews,
     decide,
+    declared,
     drop_copies,
     model_forests,
     model_names,
     on_first_page,
-    questions_and_answers,
     scorers,
+    with_declared,
 )
 from scrapy_detemplate.store import MemoryStore
 
@@ -121,8 +122,7 @@ class PageLines:
     visible: str
     kind: str = ""  # the manifest's page_type, if any
     names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
-    reviews: frozenset[int] = frozenset()  # a product's customer reviews: template (:func:`customer_reviews`)
-    answers: frozenset[int] = frozenset()  # its declared questions and answers: content (:func:`questions_and_answers`)
+    declared: Declared = (frozenset(), frozenset())  # its declared reviews and questions (:func:`declared`)
 
 
 def page_lines(
@@ -144,20 +144,11 @@ def page_lines(
                 corpus, page.site, rows, line_labels(lines, page.gold),
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
-                *_declared_lines(parsed, rows),
+                declared(parsed, *(bool(rows[0][j]) for j in (_KIND_PRODUCT, _KIND_DISCUSSION)))
+                if parsed is not None and rows else (frozenset(), frozenset()),
             )
         )  # fmt: skip
     return out
-
-
-def _declared_lines(page: ParsedPage | None, rows: list[list[float]]) -> tuple[frozenset[int], frozenset[int]]:
-    """What the page declares of its lines (:func:`~scrapy_detemplate.runners.combined.declared`): its
-    customer reviews if it declares a product, and its questions and answers."""
-    if page is None or not rows:
-        return frozenset(), frozenset()
-    return customer_reviews(page, bool(rows[0][_KIND_PRODUCT])), questions_and_answers(
-        page, bool(rows[0][_KIND_DISCUSSION])
-    )
 
 
 #: A page's lines weigh their words times PAGE_WEIGHT over the square root of the page's words.
@@ -252,7 +243,7 @@ def clean_text(page: PageLines, scoring: Scoring, config: DetemplateConfig) -> s
         rows = [list(row) for row in rows]
         _fill_names(rows, page.names, lexicon)
     template = decide(rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df)
-    template = drop_copies(page.texts, (template | page.reviews) - page.answers, *copy_flags(rows))
+    template = drop_copies(page.texts, with_declared(template, page.declared), *copy_flags(rows))
     if 0 < len(template) < len(rows):
         return "\n".join(t for i, t in enumerate(page.texts) if i not in template)
     return page.visible

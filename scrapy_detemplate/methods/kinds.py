@@ -30,9 +30,11 @@ import html as html_module
 import itertools
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from lxml import etree
+
+from scrapy_detemplate.methods.density import tokens
 
 #: The flags, in the order :func:`page_kinds` gives them (the last columns of ``combined``'s features).
 KIND_FEATURES = ("kind_product", "kind_discussion", "kind_article", "kind_list")
@@ -122,12 +124,11 @@ REVIEW_LINES = 2
 _REVIEW_BODY = re.compile(r'"reviewBody"\s*:\s*"((?:[^"\\]|\\.)*)"')
 #: A microdata ``itemprop`` holding ``reviewBody`` among its names.
 _ITEMPROP_REVIEW = "//*[contains(concat(' ', normalize-space(@itemprop), ' '), ' reviewBody ')]"
-_WORD = re.compile(r"\w+")
 
 
 def review_words(text: str) -> str:
     """``text`` as its lowercased ``\\w+`` words, one space between them (the words content F1 counts)."""
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(tokens(text.lower()))
 
 
 def declared_reviews(html: str, root: etree._Element | None) -> list[str]:
@@ -139,7 +140,7 @@ def declared_reviews(html: str, root: etree._Element | None) -> list[str]:
     if "reviewBody" not in html:
         return []
     texts: list[str] = []
-    for raw in _declared_raw(html, '"reviewBody"', _REVIEW_BODY):
+    for raw in _declared(html, '"reviewBody"', _REVIEW_BODY):  # lowercased: so are the words
         try:
             text = json.loads(f'"{raw}"', strict=False)
         except ValueError:
@@ -165,17 +166,6 @@ def declared_reviews(html: str, root: etree._Element | None) -> list[str]:
             reviews[words] = None
             chars += len(words) + 1
     return list(reviews)
-
-
-def _declared_raw(html: str, needle: str, pattern: re.Pattern[str]) -> Iterator[str]:
-    """What ``pattern`` reads at each ``needle`` in ``html``, as written (at most :data:`MAX_REVIEWS`)."""
-    at, found = html.find(needle), 0
-    while at >= 0 and found < MAX_REVIEWS:
-        match = pattern.match(html, at)
-        if match:
-            found += 1
-            yield match.group(1)
-        at = html.find(needle, at + len(needle))
 
 
 def review_lines(texts: Sequence[str], reviews: Sequence[str]) -> frozenset[int]:

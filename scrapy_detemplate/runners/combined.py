@@ -441,7 +441,7 @@ class CombinedRunner:
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
             template = decide(rows, probabilities, self._threshold, self._site_df)
             kinds = (bool(rows) and bool(rows[0][j]) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
-            template = declared(page, template, *kinds)
+            template = with_declared(template, declared(page, *kinds))
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
             return Verdict(detail="all_content")
@@ -463,7 +463,7 @@ class CombinedRunner:
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
-            template = declared(page, template, *kinds)
+            template = with_declared(template, declared(page, *kinds))
             return _settle(
                 page.lines,
                 template,
@@ -475,11 +475,22 @@ class CombinedRunner:
                 self._rows_free.release()
 
 
-def declared(page: ParsedPage, template: frozenset[int], product: bool, discussion: bool) -> frozenset[int]:
-    """``template`` after what the page declares for search engines of its own text: a product's
-    customer reviews go (:func:`customer_reviews`), its questions and answers stay
-    (:func:`questions_and_answers`).  ``product`` and ``discussion`` are its kinds' columns."""
-    return (template | customer_reviews(page, product)) - questions_and_answers(page, discussion)
+#: What a page declares of its lines (:func:`declared`): the customer reviews that go, the questions and
+#: answers that stay.
+Declared = tuple[frozenset[int], frozenset[int]]
+
+
+def declared(page: ParsedPage, product: bool, discussion: bool) -> Declared:
+    """What the page declares for search engines of its own lines: a product's customer reviews
+    (:func:`customer_reviews`) and its questions and answers (:func:`questions_and_answers`).
+    ``product`` and ``discussion`` are its kinds' columns: a page with neither reads nothing."""
+    return customer_reviews(page, product), questions_and_answers(page, discussion)
+
+
+def with_declared(template: frozenset[int], lines: Declared) -> frozenset[int]:
+    """``template`` with the declared reviews and without the declared questions and answers."""
+    reviews, answers = lines
+    return (template | reviews) - answers if reviews or answers else template
 
 
 def questions_and_answers(page: ParsedPage, discussion: bool) -> frozenset[int]:
