@@ -245,9 +245,9 @@ def test_the_compiled_columns_are_the_pythons_on_any_page(page: str, values: lis
 def _bits(rows: Any) -> list[list[str]]:
     """Each float of ``rows`` to its last bit, but for the sign of a zero: 0.0 and -0.0 are one number
     to every split of the trees (``x <= threshold``).  Of equal values each walk keeps the first it
-    meets, and they meet a line's elements in opposite orders (Python from the line's own element
-    up, the compiled walk from the outermost down, memoised), so a lexicon holding both zeros gives
-    one -0.0 where the other gives 0.0."""
+    meets, and they meet a line's elements in opposite orders: the training's ``columns`` from the
+    line's own element up, the runner's walks (compiled and Python alike) from the outermost down,
+    memoised.  A lexicon holding both zeros gives one -0.0 where the other gives 0.0."""
     return [[(v + 0.0).hex() for v in row] for row in rows]
 
 
