@@ -708,3 +708,25 @@ def test_a_page_s_declared_questions_and_answers_stay():
     assert "Privacy" not in kept.text and "Services" not in kept.text
     cut = Detemplater().process("https://fixit.example/kettles", _service_page(False).encode())
     assert not any(q in cut.text for q, _ in _QUESTIONS)  # undeclared, as the trees have it
+
+
+def test_a_sites_first_page_is_scored_tempered() -> None:
+    """The shipped model's first-page scorer gives ``FIRST_PAGE_SCALE`` times the mean of both forests'
+    log-odds plus ``FIRST_PAGE_SHIFT``; a known site's pages, the known-site forest's own."""
+    import random
+
+    from scrapy_detemplate.methods.forest import Forest
+    from scrapy_detemplate.runners import combined as runner
+
+    data = runner.read_model()
+    known, first = runner.model_forests(data)
+    plain, first_only = Forest(data), Forest(data["first_pages"])
+    assert runner.FIRST_PAGE_SCALE < 1.0  # flatter than the trees: keeps what they are unsure of
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    rng = random.Random(7)
+    for _ in range(50):
+        row = [rng.choice((0.0, 1.0, -1.0, rng.random(), rng.uniform(0, 8))) for _ in runner.FEATURES]
+        mean = (logit(plain.probability(row)) + logit(first_only.probability(row))) / 2
+        tempered = runner.FIRST_PAGE_SCALE * mean + runner.FIRST_PAGE_SHIFT
+        assert logit(first.probability(row)) == pytest.approx(tempered, abs=1e-9)
+        assert known.probability(row) == plain.probability(row)

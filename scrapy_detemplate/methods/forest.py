@@ -123,16 +123,18 @@ def tree_problem(tree: tuple[list[Any], list[float], list[Any], list[Any], list[
     return ""
 
 
-def mean_forest(a: Forest, b: Forest) -> Forest:
-    """One forest whose log-odds are the mean of ``a``'s and ``b``'s (the same features): both
-    sets of trees, each tree's values times its forest's rate, halved; the mean of the bases.
-    Scored as one forest, the compiled scorer walks both sets in one pass."""
+def mean_forest(a: Forest, b: Forest, scale: float = 1.0, shift: float = 0.0) -> Forest:
+    """One forest whose log-odds are the mean of ``a``'s and ``b``'s (the same features), times
+    ``scale``, plus ``shift``: both sets of trees, each tree's values times its forest's rate,
+    halved, times ``scale``; the mean of the bases, so scaled and shifted.  Scored as one forest,
+    the compiled scorer walks both sets in one pass, and the scale and shift cost nothing."""
     if a.features != b.features:
         raise ValueError("the two forests were trained on different features")
     trees = [
         {"feature": feature, "threshold": threshold, "left": left, "right": right,
-         "value": [v * forest.rate / 2.0 for v in value]}
+         "value": [v * forest.rate / 2.0 * scale for v in value]}
         for forest in (a, b)
         for feature, threshold, left, right, value in forest.trees
     ]  # fmt: skip
-    return Forest({"features": a.features, "base": (a.base + b.base) / 2.0, "rate": 1.0, "trees": trees})
+    base = (a.base + b.base) / 2.0 * scale + shift
+    return Forest({"features": a.features, "base": base, "rate": 1.0, "trees": trees})

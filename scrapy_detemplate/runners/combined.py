@@ -65,6 +65,15 @@ FEATURES = (*PAGE_FEATURES, *SITE_FEATURES, *KIND_FEATURES, *GENRE_FEATURES, *NA
 _NAMES_AT = FEATURES.index(NAME_FEATURES[0])
 #: The state namespace of the genre columns: per site, the shares of its last DF_WINDOW pages.
 NAMESPACE = "combined"
+#: A site's first page is scored in log-odds ``FIRST_PAGE_SCALE * z + FIRST_PAGE_SHIFT``, ``z`` the mean of
+#: both forests' (:func:`model_forests`).  Fitted on sites never seen: a logistic fit of the gold on the
+#: out-of-fold log-odds of the other folds' first pages, per fold of two splits of the sites, gave slopes
+#: 0.69-0.74 and intercepts -0.06 to -0.18 (these are their means).  The trees, fitted on the lines of
+#: pages whose sites they have seen, are too sure on a page of a site never seen; tempered, the
+#: expected-F1 cut keeps the lines it is unsure of, and the wcxb-dev sites more than 0.03 below keeping
+#: every line fall from 15 / 17 to 10 / 8 (docs/methods/combined.md, "A site's first page, tempered").
+FIRST_PAGE_SCALE = 0.72
+FIRST_PAGE_SHIFT = -0.13
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _KINDS_AT = FEATURES.index(KIND_FEATURES[0])
 #: Where the cut keeps new text on a known site (``_keeps_new_text``): a page that declares a product
@@ -160,9 +169,9 @@ def load_forests(path: str = "") -> tuple[Forest, Forest]:
     """The forests of the model at ``path`` (or the shipped one): for a page of a site already
     seen, and for a site's first page.  A model with a ``first_pages`` forest (trees fitted on
     sites' first pages only, :func:`~scrapy_detemplate.train_combined.fit_model`) scores a first
-    page with the mean of both in log-odds (:func:`mean_forest`); without one (a model trained
-    before), the one forest scores every page.  ``ValueError`` or ``OSError`` when the file is
-    missing, unreadable or not a model."""
+    page with the mean of both in log-odds (:func:`mean_forest`), tempered (:data:`FIRST_PAGE_SCALE`);
+    without one (a model trained before), the one forest scores every page.  ``ValueError`` or
+    ``OSError`` when the file is missing, unreadable or not a model."""
     return model_forests(read_model(path), path or "(shipped)")
 
 
@@ -198,7 +207,7 @@ def model_forests(data: object, name: str = "") -> tuple[Forest, Forest]:
     for one in (forest, first):
         if one is not None and one.features != FEATURES:
             raise ValueError(f"model {name} was trained on other features than this version computes")
-    return forest, (mean_forest(forest, first) if first is not None else forest)
+    return forest, (mean_forest(forest, first, FIRST_PAGE_SCALE, FIRST_PAGE_SHIFT) if first is not None else forest)
 
 
 def scorers(forests: tuple[Forest, Forest]) -> tuple[Scorer, Scorer]:

@@ -61,3 +61,8 @@ def test_the_mean_forest_scores_the_mean_of_both_forests_log_odds():
         assert mean.scorer()([x]) == [mean.probability(x)]  # compiled where built: the same floats
     with pytest.raises(ValueError, match="different features"):
         mean_forest(a, Forest({**MODEL, "features": ["a", "c"]}))
+    tempered = mean_forest(a, b, 0.72, -0.13)  # a site's first pages' (runners.combined.FIRST_PAGE_SCALE)
+    for x in ([9.0, 0.5], [9.0, 0.7], [0.0, -3.0]):
+        expected = 0.72 * logit(mean.probability(x)) - 0.13
+        assert logit(tempered.probability(x)) == pytest.approx(expected, abs=1e-9)
+        assert tempered.scorer()([x]) == [tempered.probability(x)]
