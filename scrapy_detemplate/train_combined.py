@@ -48,16 +48,16 @@ from scrapy_detemplate.methods import names as _names
 from scrapy_detemplate.methods.forest import Forest
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import (
-    _KIND_DISCUSSION,
-    _KIND_PRODUCT,
     _NAMES_AT,
     FEATURES,
+    NOTHING_DECLARED,
     CombinedEvidence,
     Declared,
     Scorer,
     copy_flags,
     decide,
     declared,
+    declaring_kinds,
     drop_copies,
     model_forests,
     model_names,
@@ -122,7 +122,7 @@ class PageLines:
     visible: str
     kind: str = ""  # the manifest's page_type, if any
     names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
-    declared: Declared = (frozenset(), frozenset())  # its declared reviews and questions (:func:`declared`)
+    declared: Declared = NOTHING_DECLARED  # its declared reviews and questions (:func:`declared`)
 
 
 def page_lines(
@@ -144,8 +144,7 @@ def page_lines(
                 corpus, page.site, rows, line_labels(lines, page.gold),
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
-                declared(parsed, *(bool(rows[0][j]) for j in (_KIND_PRODUCT, _KIND_DISCUSSION)))
-                if parsed is not None and rows else (frozenset(), frozenset()),
+                declared(parsed, *declaring_kinds(rows[0])) if parsed is not None and rows else NOTHING_DECLARED,
             )
         )  # fmt: skip
     return out

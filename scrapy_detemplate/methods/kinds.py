@@ -261,10 +261,11 @@ def declared_answers(html: str, root: etree._Element | None) -> list[str]:
 
 def _question_texts(question: dict[str, object]) -> list[str]:
     """A JSON-LD ``Question``'s name and its answers' texts, those that are strings."""
-    texts = [question["name"]] if isinstance(question.get("name"), str) else []
+    name = question.get("name")
+    texts = [name] if isinstance(name, str) else []
     for key in _ANSWER_KEYS:
         answers = question.get(key)
         for answer in answers if isinstance(answers, list) else [answers]:
-            if isinstance(answer, dict) and isinstance(answer.get("text"), str):
-                texts.append(answer["text"])
-    return [text for text in texts if isinstance(text, str)]
+            if isinstance(answer, dict) and isinstance(text := answer.get("text"), str):
+                texts.append(text)
+    return texts

@@ -449,8 +449,7 @@ class CombinedRunner:
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
             template = decide(rows, probabilities, self._threshold, self._site_df)
-            kinds = (bool(rows) and bool(rows[0][j]) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
-            template = with_declared(template, declared(page, *kinds))
+            template = with_declared(template, declared(page, *declaring_kinds(rows[0])) if rows else NOTHING_DECLARED)
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
             return Verdict(detail="all_content")
@@ -472,7 +471,7 @@ class CombinedRunner:
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
-            template = with_declared(template, declared(page, *kinds))
+            template = with_declared(template, declared(page, *kinds))  # the C rows: declaring_kinds's columns
             return _settle(
                 page.lines,
                 template,
@@ -487,6 +486,13 @@ class CombinedRunner:
 #: What a page declares of its lines (:func:`declared`): the customer reviews that go, the questions and
 #: answers that stay.
 Declared = tuple[frozenset[int], frozenset[int]]
+NOTHING_DECLARED: Declared = (frozenset(), frozenset())
+
+
+def declaring_kinds(row: Sequence[float]) -> tuple[bool, bool]:
+    """What :func:`declared` reads by, from any row of the page (the kinds are the page's): its
+    ``kind_product`` and ``kind_discussion`` columns."""
+    return bool(row[_KIND_PRODUCT]), bool(row[_KIND_DISCUSSION])
 
 
 def declared(page: ParsedPage, product: bool, discussion: bool) -> Declared:
