@@ -59,10 +59,12 @@ from scrapy_detemplate.runners.combined import (
     declared,
     declaring_kinds,
     drop_copies,
+    keep_rows_whole,
     model_forests,
     model_names,
     on_first_page,
     scorers,
+    table_rows,
     with_declared,
 )
 from scrapy_detemplate.store import MemoryStore
@@ -123,6 +125,7 @@ class PageLines:
     kind: str = ""  # the manifest's page_type, if any
     names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
     declared: Declared = NOTHING_DECLARED  # its declared reviews and questions (:func:`declared`)
+    rows_whole: list[list[int]] = field(default_factory=list)  # its data rows' lines (:func:`table_rows`)
 
 
 def page_lines(
@@ -145,6 +148,7 @@ def page_lines(
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
                 declared(parsed, *declaring_kinds(rows[0])) if parsed is not None and rows else NOTHING_DECLARED,
+                table_rows(lines),
             )
         )  # fmt: skip
     return out
@@ -242,7 +246,8 @@ def clean_text(page: PageLines, scoring: Scoring, config: DetemplateConfig) -> s
         rows = [list(row) for row in rows]
         _fill_names(rows, page.names, lexicon)
     template = decide(rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df)
-    template = drop_copies(page.texts, with_declared(template, page.declared), *copy_flags(rows))
+    template = keep_rows_whole(with_declared(template, page.declared), page.rows_whole)
+    template = drop_copies(page.texts, template, *copy_flags(rows))
     if 0 < len(template) < len(rows):
         return "\n".join(t for i, t in enumerate(page.texts) if i not in template)
     return page.visible

@@ -23,6 +23,7 @@ from scrapy_detemplate.runners.combined import (
     keep_table_rows_whole,
     load_forest,
     load_forests,
+    table_rows,
 )
 from scrapy_detemplate.train_combined import line_labels
 
@@ -284,6 +285,30 @@ def test_a_data_row_keeps_all_its_cells_or_none():
     assert index["int"] not in kept  # its row keeps "timeout_ms"
     assert {index["Option"], index["Type"]} <= kept  # a row wholly template stays template
     assert index["nav"] in kept  # a row holding a table is layout, not data
+
+
+def test_measuring_keeps_a_data_row_whole_as_the_crawl_does():
+    """``train-combined``'s figures are the crawl's: its ``clean_text`` keeps a data row whole too."""
+    from scrapy_detemplate.train_combined import PageLines, clean_text
+
+    html = f"<body><p>Options</p><table><tr><td>timeout_ms</td><td>int</td></tr></table><p>{STORY}</p></body>"
+    lines = visible_lines(parse_html(html))
+    texts = [line.text for line in lines]
+    assert texts == ["Options", "timeout_ms", "int", STORY]
+    sizes = [8, 10, 3, len(STORY)]
+    rows = _sized([_row(log_words=1.0, in_container=1.0) for _ in texts], sizes)
+    chance = {math.log1p(8): 0.02, math.log1p(10): 0.9, math.log1p(3): 0.02, math.log1p(len(STORY)): 0.95}
+
+    def scorer(asked: list[list[float]]) -> list[float]:
+        return [chance[row[FEATURES.index("log_chars")]] for row in asked]
+
+    page = PageLines("c", "s", rows, [0, 1, 1, 1], [1.0] * 4, texts, "\n".join(texts[1:]), "\n".join(texts))
+    page.rows_whole = table_rows(lines)
+    assert page.rows_whole == [[1, 2]]
+    kept = clean_text(page, (scorer, scorer, {}), DetemplateConfig()).split("\n")
+    assert kept == ["timeout_ms", "int", STORY]  # "int" stays with its row, "Options" goes
+    page.rows_whole = []
+    assert clean_text(page, (scorer, scorer, {}), DetemplateConfig()).split("\n") == ["timeout_ms", STORY]
 
 
 def _never(i: int) -> bool:

@@ -385,6 +385,31 @@ def test_compiled_table_rows_equal_the_python_ones_on_edge_cases(table: str) -> 
         assert_same_rows(html, template)
 
 
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(pages(), st.lists(st.integers(0, 60), max_size=10))
+def test_the_rows_measuring_keeps_whole_are_the_ones_the_crawl_keeps(html: str, template: list[int]) -> None:
+    """``train-combined`` keeps a page's data rows whole from the rows ``table_rows`` found when the page
+    was read (its tree is gone by the time it is cleaned): the same lines as the crawl's walk."""
+    from scrapy_detemplate.runners import combined
+
+    lines = python_lines(parse_html(html))
+    rows = combined.table_rows(lines)
+    for chosen in (frozenset(i for i in template if i < len(lines)), frozenset(range(len(lines)))):
+        assert combined.keep_rows_whole(chosen, rows) == combined._keep_table_rows_whole_py(lines, chosen)
+
+
+@pytest.mark.parametrize("table", TABLE_CASES)
+def test_the_rows_measuring_keeps_whole_on_edge_cases(table: str) -> None:
+    from scrapy_detemplate.runners import combined
+
+    lines = python_lines(parse_html(f"<html><body><p>intro</p>{table}<p>end</p></body></html>"))
+    rows = combined.table_rows(lines)
+    for step in (1, 2, 3):
+        for start in range(step):
+            chosen = frozenset(range(start, len(lines), step))
+            assert combined.keep_rows_whole(chosen, rows) == combined._keep_table_rows_whole_py(lines, chosen)
+
+
 @needs_compiled
 def test_compiled_table_rows_keep_a_data_row_whole_and_hand_namespaces_to_python() -> None:
     from scrapy_detemplate.runners import combined

@@ -894,6 +894,24 @@ def _keep_table_rows_whole_py(lines: Sequence[Line], template: frozenset[int]) -
     return template - keep if keep else template
 
 
+def table_rows(lines: Sequence[Line]) -> list[list[int]]:
+    """The data rows :func:`keep_table_rows_whole` keeps whole, each as its lines' indexes: for
+    training and measuring (``train_combined.PageLines``), where the pages' trees are long gone."""
+    members: dict[etree._Element, list[int]] = {}
+    for i, line in enumerate(lines):
+        row = _row_of(line)
+        if row is not None:
+            members.setdefault(row, []).append(i)
+    return [found for row, found in members.items() if len(found) <= ROW_LINES and row.find(".//table") is None]
+
+
+def keep_rows_whole(template: frozenset[int], rows: Sequence[Sequence[int]]) -> frozenset[int]:
+    """:func:`keep_table_rows_whole` on the rows :func:`table_rows` found: ``template`` without the
+    lines of a row that keeps some of its lines."""
+    keep = {i for found in rows if not all(i in template for i in found) for i in found}
+    return template - keep if keep & template else template
+
+
 def _owner(line: Line) -> etree._Element | None:
     """The element holding the line's first piece of text."""
     if not line.slots:
