@@ -231,9 +231,14 @@ def test_cross_validation_names_the_sites_below_keeping_every_line_and_counts_fa
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    tail = proc.stdout.split("sites more than 0.03 below keeping every line (F1 / keep-all F1):\n", 1)[1]
+    tail = proc.stdout.split(
+        "sites more than 0.03 below keeping every line, and the five worst against it (F1 / keep-all F1):\n", 1
+    )[1]
     sites, pages = tail.split("pages below an F1 of 0.5:\n")
-    assert re.fullmatch(r"  m, split 0: \d of 4(; worst .*)?\n", sites), tail
+    named = re.fullmatch(r"  m, split 0: \d of 4; worst (.*)\n", sites)
+    assert named, tail
+    # every site is named, below the bound or not (4 sites, fewer than five)
+    assert sorted(entry.split()[0] for entry in named[1].split(", ")) == ["s0", "s1", "s2", "s3"], tail
     failed = re.fullmatch(
         r"  m, split 0: (\d+) of 12; keeping every line 0.5 or more on (\d+) of them; less than half of the gold"
         r" kept on (\d+)\n", pages,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gzip
+import math
 
 import pytest
 
@@ -52,6 +53,8 @@ def test_sites_below_keeping_every_line_are_named_worst_first_and_the_margin_is_
     assert [site for site, _, _ in below] == ["lost much", "lost two words"]
     assert below[1][1:] == (pytest.approx(36 / 40), pytest.approx(40 / 42))
     assert [site for site, _, _ in below_keep_all(summary, keep_all, margin=0.06)] == ["lost much"]
+    every = [site for site, _, _ in below_keep_all(summary, keep_all, margin=-math.inf)]
+    assert every == ["lost much", "lost two words", "within the margin", "kept whole", "menu left out"]
 
 
 def test_failed_pages_tell_content_lost_from_a_page_whose_gold_is_small():
