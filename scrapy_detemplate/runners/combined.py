@@ -887,11 +887,7 @@ def _keep_table_rows_whole_py(lines: Sequence[Line], template: frozenset[int]) -
         row = row_of.get(_owner(line))
         if row is not None:
             members.setdefault(row, []).append(i)
-    keep: set[int] = set()
-    for found in members.values():
-        if len(found) <= ROW_LINES and not all(i in template for i in found):
-            keep.update(found)
-    return template - keep if keep else template
+    return keep_rows_whole(template, [found for found in members.values() if len(found) <= ROW_LINES])
 
 
 def table_rows(lines: Sequence[Line]) -> list[list[int]]:
@@ -906,10 +902,10 @@ def table_rows(lines: Sequence[Line]) -> list[list[int]]:
 
 
 def keep_rows_whole(template: frozenset[int], rows: Sequence[Sequence[int]]) -> frozenset[int]:
-    """:func:`keep_table_rows_whole` on the rows :func:`table_rows` found: ``template`` without the
-    lines of a row that keeps some of its lines."""
+    """``template`` without the lines of a data row (its lines' indexes) that keeps some of its lines:
+    the rule of :func:`keep_table_rows_whole`, on rows its Python walk or :func:`table_rows` found."""
     keep = {i for found in rows if not all(i in template for i in found) for i in found}
-    return template - keep if keep & template else template
+    return template - keep if keep else template
 
 
 def _owner(line: Line) -> etree._Element | None:
