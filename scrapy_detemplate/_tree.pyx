@@ -19,7 +19,7 @@ was built against another lxml, the Python functions run.
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memset
 
 cimport lxml.includes.etreepublic as cetree
@@ -27,7 +27,7 @@ from lxml.includes cimport tree
 from lxml.includes.tree cimport xmlNode
 
 from scrapy_detemplate._nodes cimport (
-    Buf, cstrlen, grow, is_text, parent_element, put, put_run, reserve, run_has_text, space,
+    Buf, attr_value, cstrlen, grow, is_text, parent_element, put, put_run, reserve, run_has_text, space,
 )
 
 cetree.import_lxml__etree()
@@ -308,6 +308,96 @@ def tree_size_and_depth(cetree._Element root):
                 return count, deepest, noscripts
         c = c.next
     return count, deepest, noscripts
+
+
+# -- dialogs ----------------------------------------------------------------------------------------
+
+cdef bint _ascii_is(const char* s, const char* word) noexcept:
+    """Whether ``s``, blanks (space, tab, CR, LF, FF) around it left out, is ``word`` (lower case) in any
+    ASCII case."""
+    cdef const unsigned char* a = <const unsigned char*> s
+    cdef const unsigned char* b = <const unsigned char*> word
+    while a[0] == 32 or a[0] == 9 or a[0] == 10 or a[0] == 13 or a[0] == 12:
+        a += 1
+    while b[0] and (a[0] == b[0] or (65 <= a[0] <= 90 and a[0] + 32 == b[0])):
+        a += 1
+        b += 1
+    if b[0]:
+        return False
+    while a[0] == 32 or a[0] == 9 or a[0] == 10 or a[0] == 13 or a[0] == 12:
+        a += 1
+    return a[0] == 0
+
+
+cdef int _is_dialog(xmlNode* c) noexcept:
+    """1 when ``c`` is a dialog (``<dialog>``, ``role`` ``dialog`` or ``alertdialog``, ``aria-modal``
+    ``true``), 0 when not, -1 when an attribute is not one text node (Python must read it)."""
+    cdef const char* value = NULL
+    cdef int got
+    if _named(c, "dialog"):
+        return 1
+    got = attr_value(c, "role", &value)
+    if got < 0:
+        return -1
+    if got and (_ascii_is(value, "dialog") or _ascii_is(value, "alertdialog")):
+        return 1
+    got = attr_value(c, "aria-modal", &value)
+    if got < 0:
+        return -1
+    return 1 if got and _ascii_is(value, "true") else 0
+
+
+def dialog_lines(cetree._Element root, list lines):
+    """:func:`scrapy_detemplate.runners.combined.dialog_lines`: the indexes of ``lines`` whose first piece
+    of text stands in a dialog of ``root``'s document, or ``None`` when Python must answer (an attribute
+    it cannot read as one text node)."""
+    cdef xmlNode* c = (<xmlNode*> root._c_node.doc).children
+    cdef xmlNode** dialogs = NULL
+    cdef xmlNode** grown
+    cdef Py_ssize_t count = 0, cap = 0, i, k
+    cdef int kind
+    cdef list found = []
+    try:
+        while c is not NULL:
+            if c.type == tree.XML_ELEMENT_NODE:
+                kind = _is_dialog(c)
+                if kind < 0:
+                    return None
+                if kind:
+                    if count == cap:
+                        cap = cap * 2 + 8
+                        grown = <xmlNode**> realloc(dialogs, cap * sizeof(xmlNode*))
+                        if grown is NULL:
+                            raise MemoryError()
+                        dialogs = grown
+                    dialogs[count] = c
+                    count += 1
+                if c.children is not NULL:
+                    c = c.children
+                    continue
+            while c.next is NULL:
+                c = c.parent
+                if c is NULL:
+                    break
+            if c is NULL:
+                break
+            c = c.next
+        if not count:
+            return frozenset()
+        for i, line in enumerate(lines):
+            c = _line_owner(line)
+            while c is not NULL:
+                for k in range(count):
+                    if dialogs[k] == c:
+                        found.append(i)
+                        break
+                else:
+                    c = c.parent
+                    continue
+                break
+        return frozenset(found)
+    finally:
+        free(dialogs)
 
 
 # -- removal ----------------------------------------------------------------------------------------

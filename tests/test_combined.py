@@ -311,6 +311,25 @@ def test_measuring_keeps_a_data_row_whole_as_the_crawl_does():
     assert clean_text(page, (scorer, scorer, {}), DetemplateConfig()).split("\n") == ["timeout_ms", STORY]
 
 
+def test_measuring_removes_a_page_s_dialogs_as_the_crawl_does():
+    """``train-combined``'s figures are the crawl's: ``page_lines`` finds the dialog's lines when it reads the
+    page, and ``clean_text`` removes them whatever the trees say."""
+    from scrapy_detemplate.evaluation import CorpusPage
+    from scrapy_detemplate.train_combined import clean_text, page_lines
+
+    html = _page_with_dialogs("<div role='dialog'>", "</div>")
+    (page,) = page_lines([CorpusPage("kettles.example", "https://kettles.example/travel", html.encode(), "")], "c")
+    assert sorted(page.texts[i] for i in page.dialogs) == sorted([*_DIALOG_TEXT, "Continue", "Continue", "Continue"])
+
+    def sure(rows: list[list[float]]) -> list[float]:
+        return [0.9] * len(rows)  # every line content, as far as the trees can tell
+
+    kept = clean_text(page, (sure, sure, {}), DetemplateConfig())
+    assert "plug adapter" in kept and not any(text in kept for text in _DIALOG_TEXT)
+    page.dialogs = []
+    assert all(text in clean_text(page, (sure, sure, {}), DetemplateConfig()) for text in _DIALOG_TEXT)
+
+
 def _never(i: int) -> bool:
     return False
 
@@ -755,3 +774,38 @@ def test_a_sites_first_page_is_scored_tempered() -> None:
         tempered = runner.FIRST_PAGE_SCALE * mean + runner.FIRST_PAGE_SHIFT
         assert logit(first.probability(row)) == pytest.approx(tempered, abs=1e-9)
         assert known.probability(row) == plain.probability(row)
+
+
+_DIALOG_TEXT = (
+    "Your cart is empty! Don't miss out on the latest products and savings this week.",
+    "Sign in or create an account to save your cart and check out faster next time.",
+    "We've noticed that you've entered a different store. Do you want to add the items to this one?",
+)
+
+
+def _page_with_dialogs(opener: str, closer: str) -> str:
+    dialogs = "".join(f"{opener}<p>{text}</p><button>Continue</button>{closer}" for text in _DIALOG_TEXT)
+    return f"""<html><head><title>Travel kettle | Kettles</title></head><body>
+<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>{dialogs}
+<main><h1>Travel kettle</h1>
+<p>A folding kettle of food-grade silicone that packs flat into a bag and boils half a litre in four minutes.</p>
+<p>Its base is steel, its handle stays cool, and it switches itself off when the water boils or runs dry.</p>
+<p>It works on 110 and 230 volts, so it travels from one continent to the next with only a plug adapter.</p>
+</main><footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer></body></html>"""
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer"),
+    [("<div role='dialog' aria-modal='true'>", "</div>"), ("<dialog open>", "</dialog>"),
+     ("<section role='alertdialog'>", "</section>")],
+)  # fmt: skip
+def test_a_page_s_dialogs_go_and_its_content_stays(opener: str, closer: str) -> None:
+    # A cart, a sign-in prompt and a store picker in dialogs (WAI-ARIA's "window over the page"): their
+    # lines go, on a site's first page too; the page's own text stays.
+    result = Detemplater().process("https://kettles.example/travel", _page_with_dialogs(opener, closer).encode())
+    assert result.status == "cleaned"
+    assert "folding kettle" in result.text and "plug adapter" in result.text
+    assert not any(text in result.text for text in _DIALOG_TEXT)
+    # The same text in plain <div>s is left to the trees, which keep it: the dialog is what removes it.
+    plain = Detemplater().process("https://kettles.example/travel", _page_with_dialogs("<div>", "</div>").encode())
+    assert all(text in plain.text for text in _DIALOG_TEXT)

@@ -492,3 +492,79 @@ def test_compiled_early_ends_are_the_regex_ones_on_random_text(html: str) -> Non
 @given(st.text(alphabet=st.characters(max_codepoint=0x40) | st.sampled_from("\x7f\x85\u2028\ufffd\U0001f600")))
 def test_compiled_control_count_is_the_regex_one(text: str) -> None:
     assert compiled.count_controls(text) == len(_html._CONTROL.findall(text))
+
+
+# -- a page's dialogs ------------------------------------------------------------------------------
+
+#: Elements that are dialogs, and near misses: role tokens, cases, blanks, other values, other attributes.
+DIALOG_OPENERS = (
+    "<dialog>", "<dialog open>", "<div role='dialog'>", "<div role=' Dialog\n'>", "<section role='ALERTDIALOG'>",
+    "<div aria-modal='true'>", "<div aria-modal=' TRUE '>", "<div aria-modal='false'>", "<div role='dialogs'>",
+    "<div role='navigation dialog'>", "<div role=''>", "<div data-role='dialog'>", "<div role='dialog&#x131;'>",
+    "<div role='d&#x131;alog'>", "<div class='modal dialog'>", "<aside role='alertdialog' aria-modal='true'>",
+)  # fmt: skip
+
+
+@st.composite
+def dialog_pages(draw: st.DrawFn) -> str:
+    """A page whose fragments stand in and around dialogs, some nested, some with tails."""
+    parts = []
+    for _ in range(draw(st.integers(1, 5))):
+        opener = draw(st.sampled_from(DIALOG_OPENERS))
+        tag = opener[1:].split(">")[0].split()[0]
+        inner = draw(fragments(2))
+        if draw(st.booleans()):
+            inner += f"{draw(st.sampled_from(DIALOG_OPENERS))}nested {draw(texts())}</div>"
+        parts.append(f"{draw(fragments(3))}{opener}{inner}</{tag}>{draw(texts())}")
+    return f"<html><body>{''.join(parts)}</body></html>"
+
+
+DIALOG_CASES = [
+    "<p>story</p><div role='dialog'><p>Your cart is empty</p></div><p>more story</p>",
+    "<p>a</p><dialog><p>b</p>tail inside</dialog>tail after<p>c</p>",
+    "<div role='DIALOG'><p>x</p><div role='dialog'><p>y</p></div>z</div><p>w</p>",
+    "<div aria-modal='true'><p>sign in</p></div><div aria-modal='false'><p>kept</p></div>",
+    "<p>no dialog at all</p><div role='navigation'><a href='/'>Home</a></div>",
+    "<div role='dialog&#108;'><p>an entity in the value</p></div>",
+]
+
+
+@needs_compiled
+@pytest.mark.parametrize("body", DIALOG_CASES)
+def test_compiled_dialog_lines_equal_the_python_ones_on_edge_cases(body: str) -> None:
+    from scrapy_detemplate.runners import combined
+
+    root = parse_html(f"<html><body>{body}</body></html>")
+    lines = python_lines(root)
+    assert combined.dialog_lines(lines, root) == combined._dialog_lines_py(lines, root)
+
+
+@needs_compiled
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(dialog_pages())
+def test_compiled_dialog_lines_equal_the_python_ones_on_random_html(html: str) -> None:
+    from scrapy_detemplate.runners import combined
+
+    root = parse_html(html)
+    lines = python_lines(root)
+    assert combined.dialog_lines(lines, root) == combined._dialog_lines_py(lines, root)
+
+
+def test_a_dialog_s_lines_are_the_lines_in_it_and_no_others() -> None:
+    from scrapy_detemplate.runners import combined
+
+    html = (
+        "<html><body><p>The story, first paragraph.</p>"
+        "<div role='dialog' aria-label='Cart'><p>Your cart is empty!</p><button>Checkout</button></div>"
+        "<p>The story goes on.</p><dialog><p>Sign up for our newsletter</p></dialog>after the dialog"
+        "<div aria-modal=' True'><p>Choose your country</p></div><div aria-modal='false'><p>Not modal</p></div>"
+        "</body></html>"
+    )
+    root = parse_html(html)
+    lines = python_lines(root)
+    texts = [line.text for line in lines]
+    found = combined.dialog_lines(lines, root)
+    assert sorted(texts[i] for i in found) == sorted(
+        ["Your cart is empty!", "Checkout", "Sign up for our newsletter", "Choose your country"]
+    )
+    assert found == combined._dialog_lines_py(lines, root)

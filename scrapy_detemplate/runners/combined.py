@@ -448,7 +448,7 @@ class CombinedRunner:
             rows = self._evidence.features(page)
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
-            template = decide(rows, probabilities, self._threshold, self._site_df)
+            template = decide(rows, probabilities, self._threshold, self._site_df) | dialog_lines(page.lines, page.root)
             template = with_declared(template, declared(page, *declaring_kinds(rows[0])) if rows else NOTHING_DECLARED)
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
@@ -470,6 +470,7 @@ class CombinedRunner:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
+            template |= dialog_lines(page.lines, page.root)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
             template = with_declared(template, declared(page, *kinds))  # the C rows: declaring_kinds's columns
             return _settle(
@@ -926,3 +927,47 @@ def _row_of(line: Line) -> etree._Element | None:
 
 #: The compiled walks (``scrapy_detemplate/_tree.pyx``), or None when they are not built.
 _tree = _compiled_modules.load("scrapy_detemplate._tree")
+
+#: The blanks a dialog's attribute values may stand between (HTML's ASCII white space).
+_BLANKS = " \t\n\r\f"
+
+
+def dialog_lines(lines: Sequence[Line], root: etree._Element) -> frozenset[int]:
+    """The lines whose first piece of text stands in a dialog: a ``<dialog>``, an element whose ``role`` is
+    ``dialog`` or ``alertdialog``, or whose ``aria-modal`` is ``true`` (values in any ASCII case, blanks
+    around them left out).  WAI-ARIA's dialog is "a descendant window of the primary window": a cart, a
+    sign-in form, a store or country picker, a newsletter or cookie prompt, a search overlay.  The
+    cleaning reads the source, not the screen, so their text stands among the page's lines, and on a
+    site's first page, with no site evidence to say it repeats, the trees leave much of it (in the
+    out-of-fold scores, the cut kept 45k of wcxb-dev's 116k words in dialogs, 800 of them gold).
+    ``combined`` removes them (docs/methods/combined.md, "A page's dialogs").  Compiled (one walk of
+    libxml2's nodes, then each line's ancestors) when it is built; this function's Python walk is its
+    reference."""
+    if _tree is not None:
+        found: frozenset[int] | None = _tree.dialog_lines(root, lines if isinstance(lines, list) else list(lines))
+        if found is not None:
+            return found
+    return _dialog_lines_py(lines, root)
+
+
+def _is_dialog(el: etree._Element) -> bool:
+    """Whether ``el`` is a dialog (:func:`dialog_lines`)."""
+    if el.tag == "dialog":
+        return True
+    role = (el.get("role") or "").strip(_BLANKS)
+    if role.isascii() and role.lower() in ("dialog", "alertdialog"):
+        return True
+    modal = (el.get("aria-modal") or "").strip(_BLANKS)
+    return modal.isascii() and modal.lower() == "true"
+
+
+def _dialog_lines_py(lines: Sequence[Line], root: etree._Element) -> frozenset[int]:
+    """:func:`dialog_lines` in Python (the reference of the compiled walk, and its fallback)."""
+    top = root.getroottree().getroot()
+    inside: set[etree._Element] = set()
+    for el in top.iter(etree.Element):
+        if el not in inside and _is_dialog(el):
+            inside.update(el.iter())
+    if not inside:
+        return frozenset()
+    return frozenset(i for i, line in enumerate(lines) if _owner(line) in inside)
