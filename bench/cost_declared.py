@@ -9,7 +9,7 @@ divided by a plain ``lxml.html.document_fromstring`` of the same bytes timed jus
 that declare something (``"Question"`` in the source of a page that declares a discussion, or
 ``reviewBody`` in one that declares a product) are also shown apart: the others do nothing.
 The kinds themselves (``kinds.declared_kinds``, read on every page) are timed the same way, beside
-the three scans of the source it made before, one a needle (``three_scans``).
+the three scans of the source it made before, one a needle (``kinds._declared_kinds_by_needle``).
 Figures also go to ``bench/results/cost_declared.txt``.
 """
 
@@ -28,7 +28,7 @@ from _results import CORPUS, write_result  # bench/, the script's folder
 from scrapy_detemplate._html import parse_html, reveal_noscript
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.evaluation import read_manifest
-from scrapy_detemplate.methods.kinds import _ITEM_TYPE, _LD_TYPE, _OG_TYPE, _declared, declared_kinds, page_kinds
+from scrapy_detemplate.methods.kinds import _declared_kinds_by_needle, declared_kinds, page_kinds
 from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import declared, with_declared
 
@@ -46,14 +46,6 @@ def _row(label: str, ratios: list[float]) -> str:
     return f"{label:44} {len(ratios):6d} {median(ratios):8.3f} {_p90(ratios):8.3f} {max(ratios):8.3f}"
 
 
-def three_scans(html: str) -> set[str]:
-    """``declared_kinds`` as it was: the source searched once for each needle."""
-    names = set(_declared(html, '"@type"', _LD_TYPE))
-    names.update(_declared(html, "itemtype=", _ITEM_TYPE))
-    names.update("og:" + name for name in _declared(html, "og:type", _OG_TYPE, from_tag=True))
-    return names
-
-
 def _best_of_three(call: Callable[..., object], *args: object) -> float:
     """The least of three calls' seconds."""
     spent = []
@@ -64,7 +56,7 @@ def _best_of_three(call: Callable[..., object], *args: object) -> float:
     return min(spent)
 
 
-def _declared_lines(parsed: ParsedPage, product: bool, discussion: bool) -> frozenset[int]:
+def _declared_template(parsed: ParsedPage, product: bool, discussion: bool) -> frozenset[int]:
     """What the runner does with what the page declares."""
     return with_declared(frozenset(), declared(parsed, product, discussion))
 
@@ -89,14 +81,14 @@ def measure(corpus: Path, name: str) -> tuple[list[float], list[float], list[flo
         parsed = ParsedPage.of(page.url, html, root, config)
         parsed.lines  # noqa: B018  (made before the clock, as the engine has them)
         product, discussion = (bool(flag) for flag in page_kinds(html)[:2])
-        spent = _best_of_three(_declared_lines, parsed, product, discussion)
+        spent = _best_of_three(_declared_template, parsed, product, discussion)
         every.append(spent / parse)
         if (discussion and '"Question"' in html) or (product and "reviewBody" in html):
             declaring.append(spent / parse)
-        if declared_kinds(html) != three_scans(html):
+        if declared_kinds(html) != _declared_kinds_by_needle(html):
             raise AssertionError(f"{page.url}: one scan reads other kinds than three")
         one_scan.append(_best_of_three(declared_kinds, html) / parse)
-        three.append(_best_of_three(three_scans, html) / parse)
+        three.append(_best_of_three(_declared_kinds_by_needle, html) / parse)
     return every, declaring, one_scan, three
 
 

@@ -529,25 +529,25 @@ DIALOG_CASES = [
 ]
 
 
+def assert_same_dialogs(html: str) -> None:
+    from scrapy_detemplate.runners import combined
+
+    root = parse_html(html)
+    lines = python_lines(root)
+    assert combined.dialog_lines(lines, root) == combined._dialog_lines_py(lines, root)
+
+
 @needs_compiled
 @pytest.mark.parametrize("body", DIALOG_CASES)
 def test_compiled_dialog_lines_equal_the_python_ones_on_edge_cases(body: str) -> None:
-    from scrapy_detemplate.runners import combined
-
-    root = parse_html(f"<html><body>{body}</body></html>")
-    lines = python_lines(root)
-    assert combined.dialog_lines(lines, root) == combined._dialog_lines_py(lines, root)
+    assert_same_dialogs(f"<html><body>{body}</body></html>")
 
 
 @needs_compiled
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(dialog_pages())
 def test_compiled_dialog_lines_equal_the_python_ones_on_random_html(html: str) -> None:
-    from scrapy_detemplate.runners import combined
-
-    root = parse_html(html)
-    lines = python_lines(root)
-    assert combined.dialog_lines(lines, root) == combined._dialog_lines_py(lines, root)
+    assert_same_dialogs(html)
 
 
 def test_a_dialog_s_lines_are_the_lines_in_it_and_no_others() -> None:

@@ -448,8 +448,8 @@ class CombinedRunner:
             rows = self._evidence.features(page)
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
-            template = decide(rows, probabilities, self._threshold, self._site_df) | dialog_lines(page.lines, page.root)
-            template = with_declared(template, declared(page, *declaring_kinds(rows[0])) if rows else NOTHING_DECLARED)
+            template = decide(rows, probabilities, self._threshold, self._site_df)
+            template = _as_the_page_says(page, template, *(declaring_kinds(rows[0]) if rows else (False, False)))
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
             return Verdict(detail="all_content")
@@ -470,9 +470,8 @@ class CombinedRunner:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
-            template |= dialog_lines(page.lines, page.root)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
-            template = with_declared(template, declared(page, *kinds))  # the C rows: declaring_kinds's columns
+            template = _as_the_page_says(page, template, *kinds)  # the C rows: declaring_kinds's columns
             return _settle(
                 page.lines,
                 template,
@@ -507,6 +506,12 @@ def with_declared(template: frozenset[int], lines: Declared) -> frozenset[int]:
     """``template`` with the declared reviews and without the declared questions and answers."""
     reviews, answers = lines
     return (template | reviews) - answers if reviews or answers else template
+
+
+def _as_the_page_says(page: ParsedPage, template: frozenset[int], product: bool, discussion: bool) -> frozenset[int]:
+    """The cut's ``template`` with what the page says of its own lines: its dialogs go (:func:`dialog_lines`),
+    then its declared customer reviews go and its declared questions and answers stay (:func:`declared`)."""
+    return with_declared(template | dialog_lines(page.lines, page.root), declared(page, product, discussion))
 
 
 def questions_and_answers(page: ParsedPage, discussion: bool) -> frozenset[int]:
@@ -932,7 +937,7 @@ _tree = _compiled_modules.load("scrapy_detemplate._tree")
 _BLANKS = " \t\n\r\f"
 
 
-def dialog_lines(lines: Sequence[Line], root: etree._Element) -> frozenset[int]:
+def dialog_lines(lines: list[Line], root: etree._Element) -> frozenset[int]:
     """The lines whose first piece of text stands in a dialog: a ``<dialog>``, an element whose ``role`` is
     ``dialog`` or ``alertdialog``, or whose ``aria-modal`` is ``true`` (values in any ASCII case, blanks
     around them left out).  WAI-ARIA's dialog is "a descendant window of the primary window": a cart, a
@@ -944,7 +949,7 @@ def dialog_lines(lines: Sequence[Line], root: etree._Element) -> frozenset[int]:
     libxml2's nodes, then each line's ancestors) when it is built; this function's Python walk is its
     reference."""
     if _tree is not None:
-        found: frozenset[int] | None = _tree.dialog_lines(root, lines if isinstance(lines, list) else list(lines))
+        found: frozenset[int] | None = _tree.dialog_lines(root, lines)
         if found is not None:
             return found
     return _dialog_lines_py(lines, root)

@@ -11,14 +11,11 @@ from hypothesis import strategies as st
 from scrapy_detemplate._html import parse_html
 from scrapy_detemplate.config import DetemplateConfig
 from scrapy_detemplate.methods.kinds import (
-    _ITEM_TYPE,
-    _LD_TYPE,
-    _OG_TYPE,
     KIND_FEATURES,
     MAX_ANSWERS,
     MAX_REVIEW_CHARS,
     MAX_REVIEWS,
-    _declared,
+    _declared_kinds_by_needle,
     answer_lines,
     declared_answers,
     declared_kinds,
@@ -247,14 +244,6 @@ def test_a_page_of_questions_is_read_in_bounded_time():
     assert _answers(html) == []
 
 
-def _three_scans(html: str) -> set[str]:
-    """``declared_kinds`` as it was before its one scan: the source searched once for each needle."""
-    names = set(_declared(html, '"@type"', _LD_TYPE))
-    names.update(_declared(html, "itemtype=", _ITEM_TYPE))
-    names.update("og:" + name for name in _declared(html, "og:type", _OG_TYPE, from_tag=True))
-    return names
-
-
 #: Pieces of sources that declare kinds, and of near misses: needles cut short, overlapping, run together.
 _PIECES = (
     '"@type"', '"@type": "Product"', '{"@type" : ["QAPage", "Thing"]}', "@type", '"@', "type", "typetype",
@@ -267,7 +256,7 @@ _PIECES = (
 @settings(derandomize=True, max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=3), max_size=30).map("".join))
 def test_one_scan_reads_what_a_scan_a_needle_reads(html: str) -> None:
-    assert declared_kinds(html) == _three_scans(html)
+    assert declared_kinds(html) == _declared_kinds_by_needle(html)
 
 
 @pytest.mark.parametrize(
@@ -277,4 +266,4 @@ def test_one_scan_reads_what_a_scan_a_needle_reads(html: str) -> None:
      '<meta property="og:type" content="article">og:type<meta content="x" property="og:type">'],
 )  # fmt: skip
 def test_needles_that_overlap_are_read_as_three_scans_read_them(html: str) -> None:
-    assert declared_kinds(html) == _three_scans(html)
+    assert declared_kinds(html) == _declared_kinds_by_needle(html)
