@@ -66,7 +66,7 @@ STEPS: tuple[tuple[str, Any, str], ...] = (
     ("names", combined, "page_columns_into"),  # a site's first page only (its Python walk inside when the
     ("names", combined, "page_columns"),  # compiled one is not built); the Python runner's path (one column)
     ("decide", combined, "decide_rows"),
-    ("dialogs", combined, "dialog_lines"),
+    ("furniture", combined, "furniture_lines"),
     ("table rows", combined, "keep_table_rows_whole"),
     ("removal", engine_module, "remove_template"),
 )
@@ -162,7 +162,8 @@ def report(corpus: Path, limit: int) -> str:
         "median per page of each step's time as a ratio to a plain lxml.html parse of the same page",
         f"(learning: a site's first {LEARNING} pages; steady: its later pages). Steps: the functions the engine",
         "calls, timed where it calls them (decode = decode_html, checks = the node-count and depth guard,",
-        "names = the learned class/id names' columns, on a site's first page only, dialogs = the lines in a dialog,",
+        "names = the learned class/id names' columns, on a site's first page only,",
+        "furniture = the lines in a dialog or the footer landmark,",
         "removal = editing the tree, only when HTML or Markdown is asked for); other = the rest of the call.",
         "",
         head,

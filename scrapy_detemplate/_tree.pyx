@@ -310,7 +310,7 @@ def tree_size_and_depth(cetree._Element root):
     return count, deepest, noscripts
 
 
-# -- dialogs ----------------------------------------------------------------------------------------
+# -- furniture the page marks ------------------------------------------------------------------------
 
 cdef bint _ascii_is(const char* s, const char* word) noexcept:
     """Whether ``s``, blanks (space, tab, CR, LF, FF) around it left out, is ``word`` (lower case) in any
@@ -329,9 +329,10 @@ cdef bint _ascii_is(const char* s, const char* word) noexcept:
     return a[0] == 0
 
 
-cdef int _is_dialog(xmlNode* c) noexcept:
-    """1 when ``c`` is a dialog (``<dialog>``, ``role`` ``dialog`` or ``alertdialog``, ``aria-modal``
-    ``true``), 0 when not, -1 when an attribute is not one text node (Python must read it)."""
+cdef int _is_furniture(xmlNode* c) noexcept:
+    """1 when ``c`` is furniture the page marks (``<dialog>``, ``role`` ``dialog``, ``alertdialog`` or
+    ``contentinfo``, ``aria-modal`` ``true``), 0 when not, -1 when an attribute is not one text node
+    (Python must read it)."""
     cdef const char* value = NULL
     cdef int got
     if _named(c, "dialog"):
@@ -339,7 +340,7 @@ cdef int _is_dialog(xmlNode* c) noexcept:
     got = attr_value(c, "role", &value)
     if got < 0:
         return -1
-    if got and (_ascii_is(value, "dialog") or _ascii_is(value, "alertdialog")):
+    if got and (_ascii_is(value, "dialog") or _ascii_is(value, "alertdialog") or _ascii_is(value, "contentinfo")):
         return 1
     got = attr_value(c, "aria-modal", &value)
     if got < 0:
@@ -347,12 +348,12 @@ cdef int _is_dialog(xmlNode* c) noexcept:
     return 1 if got and _ascii_is(value, "true") else 0
 
 
-def dialog_lines(cetree._Element root, list lines):
-    """:func:`scrapy_detemplate.runners.combined.dialog_lines`: the indexes of ``lines`` whose first piece
-    of text stands in a dialog of ``root``'s document, or ``None`` when Python must answer (an attribute
+def furniture_lines(cetree._Element root, list lines):
+    """:func:`scrapy_detemplate.runners.combined.furniture_lines`: the indexes of ``lines`` whose first piece
+    of text stands in furniture ``root``'s document marks (a dialog, its footer landmark), or ``None`` when Python must answer (an attribute
     it cannot read as one text node)."""
     cdef xmlNode* c = (<xmlNode*> root._c_node.doc).children
-    cdef xmlNode** dialogs = NULL
+    cdef xmlNode** marked = NULL
     cdef xmlNode** grown
     cdef Py_ssize_t count = 0, cap = 0, i, k
     cdef int kind
@@ -360,17 +361,17 @@ def dialog_lines(cetree._Element root, list lines):
     try:
         while c is not NULL:
             if c.type == tree.XML_ELEMENT_NODE:
-                kind = _is_dialog(c)
+                kind = _is_furniture(c)
                 if kind < 0:
                     return None
                 if kind:
                     if count == cap:
                         cap = cap * 2 + 8
-                        grown = <xmlNode**> realloc(dialogs, cap * sizeof(xmlNode*))
+                        grown = <xmlNode**> realloc(marked, cap * sizeof(xmlNode*))
                         if grown is NULL:
                             raise MemoryError()
-                        dialogs = grown
-                    dialogs[count] = c
+                        marked = grown
+                    marked[count] = c
                     count += 1
                 if c.children is not NULL:
                     c = c.children
@@ -388,7 +389,7 @@ def dialog_lines(cetree._Element root, list lines):
             c = _line_owner(line)
             while c is not NULL:
                 for k in range(count):
-                    if dialogs[k] == c:
+                    if marked[k] == c:
                         found.append(i)
                         break
                 else:
@@ -397,7 +398,7 @@ def dialog_lines(cetree._Element root, list lines):
                 break
         return frozenset(found)
     finally:
-        free(dialogs)
+        free(marked)
 
 
 # -- removal ----------------------------------------------------------------------------------------

@@ -58,8 +58,8 @@ from scrapy_detemplate.runners.combined import (
     decide,
     declared,
     declaring_kinds,
-    dialog_lines,
     drop_copies,
+    furniture_lines,
     keep_rows_whole,
     model_forests,
     model_names,
@@ -127,7 +127,7 @@ class PageLines:
     names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
     declared: Declared = NOTHING_DECLARED  # its declared reviews and questions (:func:`declared`)
     rows_whole: list[list[int]] = field(default_factory=list)  # its data rows' lines (:func:`table_rows`)
-    dialogs: list[int] = field(default_factory=list)  # its lines in a dialog (:func:`dialog_lines`)
+    furniture: list[int] = field(default_factory=list)  # dialogs' and footer's lines (:func:`furniture_lines`)
 
 
 def page_lines(
@@ -150,7 +150,7 @@ def page_lines(
                 [max(1, len(_TOKEN.findall(line.text))) for line in lines], [line.text for line in lines],
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
                 declared(parsed, *declaring_kinds(rows[0])) if parsed is not None and rows else NOTHING_DECLARED,
-                table_rows(lines), sorted(dialog_lines(lines, root)) if root is not None else [],
+                table_rows(lines), sorted(furniture_lines(lines, root)) if root is not None else [],
             )
         )  # fmt: skip
     return out
@@ -248,7 +248,7 @@ def clean_text(page: PageLines, scoring: Scoring, config: DetemplateConfig) -> s
         rows = [list(row) for row in rows]
         _fill_names(rows, page.names, lexicon)
     template = decide(rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df)
-    template = keep_rows_whole(with_declared(template.union(page.dialogs), page.declared), page.rows_whole)
+    template = keep_rows_whole(with_declared(template.union(page.furniture), page.declared), page.rows_whole)
     template = drop_copies(page.texts, template, *copy_flags(rows))
     if 0 < len(template) < len(rows):
         return "\n".join(t for i, t in enumerate(page.texts) if i not in template)

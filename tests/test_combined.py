@@ -319,14 +319,14 @@ def test_measuring_removes_a_page_s_dialogs_as_the_crawl_does():
 
     html = _page_with_dialogs("<div role='dialog'>", "</div>")
     (page,) = page_lines([CorpusPage("kettles.example", "https://kettles.example/travel", html.encode(), "")], "c")
-    assert sorted(page.texts[i] for i in page.dialogs) == sorted([*_DIALOG_TEXT, "Continue", "Continue", "Continue"])
+    assert sorted(page.texts[i] for i in page.furniture) == sorted([*_DIALOG_TEXT, "Continue", "Continue", "Continue"])
 
     def sure(rows: list[list[float]]) -> list[float]:
         return [0.9] * len(rows)  # every line content, as far as the trees can tell
 
     kept = clean_text(page, (sure, sure, {}), DetemplateConfig())
     assert "plug adapter" in kept and not any(text in kept for text in _DIALOG_TEXT)
-    page.dialogs = []
+    page.furniture = []
     assert all(text in clean_text(page, (sure, sure, {}), DetemplateConfig()) for text in _DIALOG_TEXT)
 
 
@@ -809,3 +809,35 @@ def test_a_page_s_dialogs_go_and_its_content_stays(opener: str, closer: str) -> 
     # The same text in plain <div>s is left to the trees, which keep it: the dialog is what removes it.
     plain = Detemplater().process("https://kettles.example/travel", _page_with_dialogs("<div>", "</div>").encode())
     assert all(text in plain.text for text in _DIALOG_TEXT)
+
+
+_FOOTER_TEXT = (
+    "Kettles is a family shop in Leeds that has sold travel gear since 1998 and ships to forty countries.",
+    "Questions about an order? Write to us and a member of our small team will answer within a day.",
+    "Company number 0123456 registered in England and Wales, VAT number GB 123 4567 89.",
+)
+
+
+def _page_with_footer(opener: str, closer: str) -> str:
+    footer = "".join(f"<p>{text}</p>" for text in _FOOTER_TEXT)
+    return f"""<html><head><title>Travel kettle | Kettles</title></head><body>
+<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>
+<main><h1>Travel kettle</h1>
+<p>A folding kettle of food-grade silicone that packs flat into a bag and boils half a litre in four minutes.</p>
+<p>Its base is steel, its handle stays cool, and it switches itself off when the water boils or runs dry.</p>
+</main>{opener}{footer}<a href="/terms">Terms</a> <a href="/privacy">Privacy</a>{closer}</body></html>"""
+
+
+@pytest.mark.parametrize("opener", ["<div role='contentinfo'>", "<div class='site-info' role=' ContentInfo'>"])
+def test_a_page_s_footer_landmark_goes_and_its_content_stays(opener: str) -> None:
+    # The page's footer landmark (WAI-ARIA's contentinfo: who runs the site, its company number, its
+    # terms) in a <div>, on a site's first page: its sentence-like lines go with it, the page's own
+    # text stays.
+    url = "https://kettles.example/travel"
+    result = Detemplater().process(url, _page_with_footer(opener, "</div>").encode())
+    assert result.status == "cleaned"
+    assert "folding kettle" in result.text and "handle stays cool" in result.text
+    assert not any(text in result.text for text in _FOOTER_TEXT)
+    # The same text in a plain <div> is left to the trees, which keep it: the landmark is what removes it.
+    plain = Detemplater().process(url, _page_with_footer("<div>", "</div>").encode())
+    assert all(text in plain.text for text in _FOOTER_TEXT)

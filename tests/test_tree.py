@@ -502,6 +502,8 @@ DIALOG_OPENERS = (
     "<div aria-modal='true'>", "<div aria-modal=' TRUE '>", "<div aria-modal='false'>", "<div role='dialogs'>",
     "<div role='navigation dialog'>", "<div role=''>", "<div data-role='dialog'>", "<div role='dialog&#x131;'>",
     "<div role='d&#x131;alog'>", "<div class='modal dialog'>", "<aside role='alertdialog' aria-modal='true'>",
+    "<footer role='contentinfo'>", "<div role=' ContentInfo\t'>", "<div role='contentinfos'>",
+    "<div role='content&#x131;nfo'>", "<div role='contentinfo navigation'>",
 )  # fmt: skip
 
 
@@ -526,28 +528,30 @@ DIALOG_CASES = [
     "<div aria-modal='true'><p>sign in</p></div><div aria-modal='false'><p>kept</p></div>",
     "<p>no dialog at all</p><div role='navigation'><a href='/'>Home</a></div>",
     "<div role='dialog&#108;'><p>an entity in the value</p></div>",
+    "<p>story</p><div role='contentinfo'><p>(c) 2026 Example Ltd</p><a href='/privacy'>Privacy</a></div>tail",
+    "<div role='CONTENTINFO '><p>x</p></div><div role='contentinfo navigation'><p>kept</p></div>",
 ]
 
 
-def assert_same_dialogs(html: str) -> None:
+def assert_same_furniture(html: str) -> None:
     from scrapy_detemplate.runners import combined
 
     root = parse_html(html)
     lines = python_lines(root)
-    assert combined.dialog_lines(lines, root) == combined._dialog_lines_py(lines, root)
+    assert combined.furniture_lines(lines, root) == combined._furniture_lines_py(lines, root)
 
 
 @needs_compiled
 @pytest.mark.parametrize("body", DIALOG_CASES)
-def test_compiled_dialog_lines_equal_the_python_ones_on_edge_cases(body: str) -> None:
-    assert_same_dialogs(f"<html><body>{body}</body></html>")
+def test_compiled_furniture_lines_equal_the_python_ones_on_edge_cases(body: str) -> None:
+    assert_same_furniture(f"<html><body>{body}</body></html>")
 
 
 @needs_compiled
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(dialog_pages())
-def test_compiled_dialog_lines_equal_the_python_ones_on_random_html(html: str) -> None:
-    assert_same_dialogs(html)
+def test_compiled_furniture_lines_equal_the_python_ones_on_random_html(html: str) -> None:
+    assert_same_furniture(html)
 
 
 def test_a_dialog_s_lines_are_the_lines_in_it_and_no_others() -> None:
@@ -563,8 +567,25 @@ def test_a_dialog_s_lines_are_the_lines_in_it_and_no_others() -> None:
     root = parse_html(html)
     lines = python_lines(root)
     texts = [line.text for line in lines]
-    found = combined.dialog_lines(lines, root)
+    found = combined.furniture_lines(lines, root)
     assert sorted(texts[i] for i in found) == sorted(
         ["Your cart is empty!", "Checkout", "Sign up for our newsletter", "Choose your country"]
     )
-    assert found == combined._dialog_lines_py(lines, root)
+    assert found == combined._furniture_lines_py(lines, root)
+
+
+def test_the_footer_landmark_s_lines_are_the_lines_in_it_and_no_others() -> None:
+    from scrapy_detemplate.runners import combined
+
+    html = (
+        "<html><body><p>The story, first paragraph.</p><footer><p>A story's own footer</p></footer>"
+        "<div role='contentinfo'><p>(c) 2026 Example Ltd</p><nav><a href='/privacy'>Privacy</a></nav></div>"
+        "after the footer<div role='contentinfo navigation'><p>Not a landmark this walk reads</p></div>"
+        "</body></html>"
+    )
+    root = parse_html(html)
+    lines = python_lines(root)
+    texts = [line.text for line in lines]
+    found = combined.furniture_lines(lines, root)
+    assert sorted(texts[i] for i in found) == ["(c) 2026 Example Ltd", "Privacy"]
+    assert found == combined._furniture_lines_py(lines, root)
