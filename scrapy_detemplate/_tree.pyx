@@ -20,11 +20,11 @@ was built against another lxml, the Python functions run.
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memchr, memset
+from libc.string cimport memchr, memset, strcmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
-from lxml.includes.tree cimport xmlNode
+from lxml.includes.tree cimport xmlAttr, xmlNode
 
 from scrapy_detemplate._nodes cimport (
     Buf, attr_value, cstrlen, grow, is_text, parent_element, put, put_run, reserve, run_has_text, space,
@@ -329,10 +329,27 @@ cdef bint _ascii_is(const char* s, const char* word) noexcept:
     return a[0] == 0
 
 
+cdef bint _has_attr(xmlNode* c, const char* name) noexcept:
+    """Whether ``c`` has the attribute ``name`` (no namespace), whatever its value: ``el.get(name) is not None``."""
+    cdef xmlAttr* a = c.properties
+    while a is not NULL:
+        if a.ns is NULL and strcmp(<const char*> a.name, name) == 0:
+            return True
+        a = a.next
+    return False
+
+
+cdef bint _furniture_role(const char* v) noexcept:
+    """Whether a ``role`` value is one of ``scrapy_detemplate.runners.combined._FURNITURE_ROLES``."""
+    return (_ascii_is(v, "dialog") or _ascii_is(v, "alertdialog") or _ascii_is(v, "contentinfo")
+            or _ascii_is(v, "menu") or _ascii_is(v, "menubar") or _ascii_is(v, "menuitem")
+            or _ascii_is(v, "option") or _ascii_is(v, "tooltip") or _ascii_is(v, "status"))
+
+
 cdef int _is_furniture(xmlNode* c) noexcept:
-    """1 when ``c`` is furniture the page marks (``<dialog>``, ``role`` ``dialog``, ``alertdialog`` or
-    ``contentinfo``, ``aria-modal`` ``true``), 0 when not, -1 when an attribute is not one text node
-    (Python must read it)."""
+    """1 when ``c`` is furniture the page marks (``<dialog>``, a ``role`` of :func:`_furniture_role`,
+    ``aria-modal`` ``true``, a ``data-nosnippet`` attribute), 0 when not, -1 when an attribute is not one
+    text node (Python must read it)."""
     cdef const char* value = NULL
     cdef int got
     if _named(c, "dialog"):
@@ -340,17 +357,19 @@ cdef int _is_furniture(xmlNode* c) noexcept:
     got = attr_value(c, "role", &value)
     if got < 0:
         return -1
-    if got and (_ascii_is(value, "dialog") or _ascii_is(value, "alertdialog") or _ascii_is(value, "contentinfo")):
+    if got and _furniture_role(value):
         return 1
     got = attr_value(c, "aria-modal", &value)
     if got < 0:
         return -1
-    return 1 if got and _ascii_is(value, "true") else 0
+    if got and _ascii_is(value, "true"):
+        return 1
+    return 1 if _has_attr(c, "data-nosnippet") else 0
 
 
 def furniture_lines(cetree._Element root, list lines):
     """:func:`scrapy_detemplate.runners.combined.furniture_lines`: the indexes of ``lines`` whose first piece
-    of text stands in furniture ``root``'s document marks (a dialog, its footer landmark), or ``None`` when Python must answer (an attribute
+    of text stands in furniture ``root``'s document marks (a dialog, its footer landmark, a menu...), or ``None`` when Python must answer (an attribute
     it cannot read as one text node)."""
     cdef xmlNode* c = (<xmlNode*> root._c_node.doc).children
     cdef xmlNode** marked = NULL

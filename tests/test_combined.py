@@ -841,3 +841,39 @@ def test_a_page_s_footer_landmark_goes_and_its_content_stays(opener: str) -> Non
     # The same text in a plain <div> is left to the trees, which keep it: the landmark is what removes it.
     plain = Detemplater().process(url, _page_with_footer("<div>", "</div>").encode())
     assert all(text in plain.text for text in _FOOTER_TEXT)
+
+
+_WIDGET_TEXT = {
+    "<div data-nosnippet>": "Free delivery on every order over fifty pounds, and free returns within thirty days.",
+    "<div role='tooltip'>": "Our kettles are tested by a lab in Leeds for a thousand boils before they are sold.",
+    "<div role='status'>": "The travel kettle was added to your cart, and your cart now holds two items for checkout.",
+    "<ul role='menu'><li role='menuitem'>": "Kettles, cups and flasks for the road, the trail and the office desk.",
+    "<div role='option'>": "Deliver the kettle to a store near you and collect it on the day that suits you.",
+}
+
+
+def _page_with_widgets(marked: bool) -> str:
+    closers = {"<ul role='menu'><li role='menuitem'>": "</li></ul>"}
+    widgets = "".join(
+        f"{opener if marked else '<div>'}<p>{text}</p>{closers.get(opener, '</div>') if marked else '</div>'}"
+        for opener, text in _WIDGET_TEXT.items()
+    )
+    return f"""<html><head><title>Travel kettle | Kettles</title></head><body>
+<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>
+<main><h1>Travel kettle</h1>
+<p>A folding kettle of food-grade silicone that packs flat into a bag and boils half a litre in four minutes.</p>
+<p>Its base is steel, its handle stays cool, and it switches itself off when the water boils or runs dry.</p>
+{widgets}</main><footer><a href="/terms">Terms</a></footer></body></html>"""
+
+
+def test_a_page_s_widgets_and_what_it_keeps_from_snippets_go_and_its_content_stays() -> None:
+    # A promotion kept out of search snippets (data-nosnippet), a tooltip, a status message, a menu and a
+    # drop-down's option, in the main container of a site's first page: they go, the page's own text stays.
+    url = "https://kettles.example/travel"
+    result = Detemplater().process(url, _page_with_widgets(marked=True).encode())
+    assert result.status == "cleaned"
+    assert "folding kettle" in result.text and "handle stays cool" in result.text
+    assert not any(text in result.text for text in _WIDGET_TEXT.values())
+    # The same text in plain <div>s is left to the trees, which keep it: the marks are what remove it.
+    plain = Detemplater().process(url, _page_with_widgets(marked=False).encode())
+    assert all(text in plain.text for text in _WIDGET_TEXT.values())

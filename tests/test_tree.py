@@ -497,31 +497,36 @@ def test_compiled_control_count_is_the_regex_one(text: str) -> None:
 # -- a page's dialogs ------------------------------------------------------------------------------
 
 #: Elements that are dialogs, and near misses: role tokens, cases, blanks, other values, other attributes.
-DIALOG_OPENERS = (
+FURNITURE_OPENERS = (
     "<dialog>", "<dialog open>", "<div role='dialog'>", "<div role=' Dialog\n'>", "<section role='ALERTDIALOG'>",
     "<div aria-modal='true'>", "<div aria-modal=' TRUE '>", "<div aria-modal='false'>", "<div role='dialogs'>",
     "<div role='navigation dialog'>", "<div role=''>", "<div data-role='dialog'>", "<div role='dialog&#x131;'>",
     "<div role='d&#x131;alog'>", "<div class='modal dialog'>", "<aside role='alertdialog' aria-modal='true'>",
     "<footer role='contentinfo'>", "<div role=' ContentInfo\t'>", "<div role='contentinfos'>",
-    "<div role='content&#x131;nfo'>", "<div role='contentinfo navigation'>",
+    "<div role='content&#x131;nfo'>", "<div role='contentinfo navigation'>", "<ul role='menu'>",
+    "<div role=' MenuBar'>", "<li role='menuitem'>", "<div role='option'>", "<div role='listbox'>",
+    "<span role='tooltip'>", "<div role='status'>", "<div role='menus'>", "<div data-nosnippet>",
+    "<div data-nosnippet='false'>", "<div data-nosnippet='a&amp;b'>", "<div DATA-NOSNIPPET=''>",
+    "<div data-nosnippets>", "<div nosnippet>",
 )  # fmt: skip
 
 
 @st.composite
-def dialog_pages(draw: st.DrawFn) -> str:
-    """A page whose fragments stand in and around dialogs, some nested, some with tails."""
+def furniture_pages(draw: st.DrawFn) -> str:
+    """A page whose fragments stand in and around marked furniture (dialogs, landmarks, widgets), some
+    nested, some with tails."""
     parts = []
     for _ in range(draw(st.integers(1, 5))):
-        opener = draw(st.sampled_from(DIALOG_OPENERS))
+        opener = draw(st.sampled_from(FURNITURE_OPENERS))
         tag = opener[1:].split(">")[0].split()[0]
         inner = draw(fragments(2))
         if draw(st.booleans()):
-            inner += f"{draw(st.sampled_from(DIALOG_OPENERS))}nested {draw(texts())}</div>"
+            inner += f"{draw(st.sampled_from(FURNITURE_OPENERS))}nested {draw(texts())}</div>"
         parts.append(f"{draw(fragments(3))}{opener}{inner}</{tag}>{draw(texts())}")
     return f"<html><body>{''.join(parts)}</body></html>"
 
 
-DIALOG_CASES = [
+FURNITURE_CASES = [
     "<p>story</p><div role='dialog'><p>Your cart is empty</p></div><p>more story</p>",
     "<p>a</p><dialog><p>b</p>tail inside</dialog>tail after<p>c</p>",
     "<div role='DIALOG'><p>x</p><div role='dialog'><p>y</p></div>z</div><p>w</p>",
@@ -530,6 +535,9 @@ DIALOG_CASES = [
     "<div role='dialog&#108;'><p>an entity in the value</p></div>",
     "<p>story</p><div role='contentinfo'><p>(c) 2026 Example Ltd</p><a href='/privacy'>Privacy</a></div>tail",
     "<div role='CONTENTINFO '><p>x</p></div><div role='contentinfo navigation'><p>kept</p></div>",
+    "<ul role='menu'><li role='menuitem'>a</li></ul><div role='listbox'><p>kept</p><div role='option'>b</div></div>",
+    "<div data-nosnippet><p>x</p></div><div data-nosnippet='a&amp;b'>y</div><div data-nosnippets>kept</div>",
+    "<span role='tooltip'>tip</span><div role='status'>added</div><div role='statuses'>kept</div>",
 ]
 
 
@@ -542,14 +550,14 @@ def assert_same_furniture(html: str) -> None:
 
 
 @needs_compiled
-@pytest.mark.parametrize("body", DIALOG_CASES)
+@pytest.mark.parametrize("body", FURNITURE_CASES)
 def test_compiled_furniture_lines_equal_the_python_ones_on_edge_cases(body: str) -> None:
     assert_same_furniture(f"<html><body>{body}</body></html>")
 
 
 @needs_compiled
 @settings(derandomize=True, max_examples=300, deadline=None)
-@given(dialog_pages())
+@given(furniture_pages())
 def test_compiled_furniture_lines_equal_the_python_ones_on_random_html(html: str) -> None:
     assert_same_furniture(html)
 

@@ -937,27 +937,35 @@ _tree = _compiled_modules.load("scrapy_detemplate._tree")
 #: The blanks an attribute's value may stand between (HTML's ASCII white space).
 _BLANKS = " \t\n\r\f"
 
-#: The ``role`` values of furniture the page marks itself: WAI-ARIA's dialogs, and the page's footer.
-_FURNITURE_ROLES = ("dialog", "alertdialog", "contentinfo")
+#: The ``role`` values of furniture the page marks itself: WAI-ARIA's dialogs, the page's footer, and the
+#: widgets that are a page's controls, not its text (menus, a drop-down's options, tooltips, status
+#: messages).  The compiled walk's ``_furniture_role`` reads the same list.
+_FURNITURE_ROLES = (
+    "dialog", "alertdialog", "contentinfo", "menu", "menubar", "menuitem", "option", "tooltip", "status",
+)  # fmt: skip
 
 
 def furniture_lines(lines: list[Line], root: etree._Element) -> frozenset[int]:
     """The lines whose first piece of text stands in furniture the page marks as such: a dialog (a
     ``<dialog>``, an element whose ``role`` is ``dialog`` or ``alertdialog``, or whose ``aria-modal`` is
-    ``true``) or the page's footer landmark (``role`` ``contentinfo``); values in any ASCII case, blanks
-    around them left out.
+    ``true``), the page's footer landmark (``role`` ``contentinfo``), a widget (``role`` ``menu``,
+    ``menubar``, ``menuitem``, ``option``, ``tooltip`` or ``status``), or an element the page
+    keeps out of search engines' snippets (``data-nosnippet``); values in any ASCII case, blanks around
+    them left out.
 
     WAI-ARIA's dialog is "a descendant window of the primary window": a cart, a sign-in form, a store
     or country picker, a newsletter or cookie prompt, a search overlay.  Its ``contentinfo`` is "a large
     perceivable region that contains information about the parent document": the copyright, the
-    privacy links, the site's own footer menus.  The cleaning reads the source, not the screen, so a
-    dialog's text stands among the page's lines, and on a site's first page, with no site evidence to
-    say either repeats, the trees leave much of both (in the out-of-fold scores, the cut kept 45k of
-    wcxb-dev's 116k words in dialogs, 800 of them gold, and 6.1k words under ``contentinfo``, none
-    gold; of the 30k words under ``contentinfo`` in the four corpora, only one Nike page's gold holds
-    any).  ``combined`` removes them (docs/methods/combined.md, "A page's dialogs" and "A page's
-    footer landmark").  Compiled (one walk of libxml2's nodes, then each line's ancestors) when it is
-    built; this function's Python walk is its reference."""
+    privacy links, the site's own footer menus.  Its widgets are controls: a menu of choices, a
+    drop-down's options, a tooltip, a status message ("Added to your cart").  ``data-nosnippet`` is
+    Google's mark for text a page does not want quoted as its own (a cookie banner, a header, a
+    promotion).  The cleaning reads the source, not the screen, so a dialog's text stands among the
+    page's lines, and on a site's first page, with no site evidence to say any of it repeats, the trees
+    leave much of it (in the out-of-fold scores, the cut kept 45k of wcxb-dev's 116k words in dialogs,
+    800 of them gold, 6.1k words under ``contentinfo``, none gold, and 3.8k under the widgets and
+    ``data-nosnippet``, 2% gold).  ``combined`` removes them (docs/methods/combined.md, "A page's
+    dialogs", "A page's footer landmark" and "A page's widgets").  Compiled (one walk of libxml2's
+    nodes, then each line's ancestors) when it is built; this function's Python walk is its reference."""
     if _tree is not None:
         found: frozenset[int] | None = _tree.furniture_lines(root, lines)
         if found is not None:
@@ -973,7 +981,9 @@ def _is_furniture(el: etree._Element) -> bool:
     if role.isascii() and role.lower() in _FURNITURE_ROLES:
         return True
     modal = (el.get("aria-modal") or "").strip(_BLANKS)
-    return modal.isascii() and modal.lower() == "true"
+    if modal.isascii() and modal.lower() == "true":
+        return True
+    return el.get("data-nosnippet") is not None
 
 
 def _furniture_lines_py(lines: Sequence[Line], root: etree._Element) -> frozenset[int]:
