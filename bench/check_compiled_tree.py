@@ -7,8 +7,8 @@ For every page of the corpora, on the engine's own path (``decode_html``, ``pars
   ``keep_content_after_early_end`` and ``looks_binary``;
 * ``tree_size_and_depth``: the node count ``==`` ``count_nodes`` and ``deeper_than`` (the engine's XPath
   checks) true at the compiled depth and false one level deeper, and at the engine's bound as the engine reads it;
-* ``furniture_lines``: the compiled lines in a dialog or the footer landmark ``==`` the Python walk's
-  (``furniture_pages``: pages with any);
+* ``furniture_lines``: the compiled lines in furniture the page marks (dialogs, the footer landmark, widgets,
+  ``data-nosnippet``) ``==`` the Python walk's (``furniture_pages``: pages with any);
 * ``keep_table_rows_whole`` on the combined runner's decisions (each call compared with the Python one);
 * removal, on the combined method's real verdicts (pages in crawl order through the default runner): the
   compiled ``_removal`` ``==`` the Python one, and ``lxml.html.tostring`` of the clean tree (``remove_template``
@@ -154,7 +154,7 @@ def check_corpus(name: str, rtdm_pages: int, checked: Counter, bad: Counter) -> 
             bad["visible_lines"] += 1
             print(f"MISMATCH visible_lines {url}", flush=True)
             continue
-        # The lines in a dialog or the footer landmark.
+        # The lines in furniture the page marks.
         checked["furniture_lines"] += 1
         found = combined_module.furniture_lines(lines, root)
         checked["furniture_pages"] += bool(found)

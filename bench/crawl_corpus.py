@@ -11,7 +11,8 @@ Scrapy's downloader and the add-on's components, which put ``content`` into the
 spider's items.  This runs that crawl and scores its feed against the same gold.
 
 * The pages of the chosen corpora are served by an HTTP proxy on 127.0.0.1 under
-  their manifest URLs (``https`` ones as ``http``: the proxy speaks plain HTTP),
+  their manifest URLs (``https`` ones as ``http``: the proxy speaks plain HTTP; a
+  host such as ``asciidoctor-2.0`` as ``asciidoctor-2.0.test``: :func:`as_http`),
   ``Content-Type: text/html`` with no charset, as the harness passes them; any
   other URL gets a 404.  So each site keeps its own host (its own template
   state) and relative links resolve as on the real site.
@@ -45,6 +46,7 @@ whichever page of its site the crawl cleaned next.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
 import re
@@ -59,7 +61,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
@@ -86,8 +88,29 @@ FOLLOW = "docs"
 
 
 def as_http(url: str) -> str:
-    """The URL the crawl asks for: ``https`` pages are served as ``http`` by the proxy."""
-    return "http" + url[5:] if url.startswith("https:") else url
+    """The URL the crawl asks for: ``https`` pages are served as ``http`` by the proxy, and a host whose
+    last label is a number but which is no IPv4 address (a documentation site named ``asciidoctor-2.0``)
+    gets the reserved ``.test`` label after it: URL parsers read such a host as an address and reject it
+    (w3lib 2.6 and so Scrapy's requests, after the WHATWG URL standard)."""
+    url = "http" + url[5:] if url.startswith("https:") else url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if not _ENDS_IN_NUMBER.fullmatch(host.rstrip(".").rsplit(".", 1)[-1]) or _is_ipv4(host):
+        return url
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    name, colon, port = hostport.partition(":")
+    return urlunsplit(parts._replace(netloc=f"{userinfo}{at}{name.rstrip('.')}.test{colon}{port}"))
+
+
+#: WHATWG's "ends in a number": a last label of digits, or ``0x`` and hex digits.
+_ENDS_IN_NUMBER = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]*")
+
+
+def _is_ipv4(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).version == 4
+    except ValueError:
+        return False
 
 
 def key(url: str) -> str:
@@ -163,7 +186,7 @@ def crawl_pages(
     """Serve the pages, crawl them in a fresh process: (the feed's items, the crawl's log, seconds)."""
     served = {key(page.url): page.body for pages in by_corpus.values() for page in pages}
     follow_hosts = sorted(
-        {urlsplit(page.url).hostname or "" for name in follow for page in by_corpus.get(name, [])} - {""}
+        {urlsplit(as_http(page.url)).hostname or "" for name in follow for page in by_corpus.get(name, [])} - {""}
     )
     server, proxy = serve(served)
     try:

@@ -163,7 +163,7 @@ def report(corpus: Path, limit: int) -> str:
         f"(learning: a site's first {LEARNING} pages; steady: its later pages). Steps: the functions the engine",
         "calls, timed where it calls them (decode = decode_html, checks = the node-count and depth guard,",
         "names = the learned class/id names' columns, on a site's first page only,",
-        "furniture = the lines in a dialog or the footer landmark,",
+        "furniture = the lines in furniture the page marks (dialogs, the footer landmark, widgets),",
         "removal = editing the tree, only when HTML or Markdown is asked for); other = the rest of the call.",
         "",
         head,

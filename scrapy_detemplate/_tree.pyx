@@ -369,8 +369,9 @@ cdef int _is_furniture(xmlNode* c) noexcept:
 
 def furniture_lines(cetree._Element root, list lines):
     """:func:`scrapy_detemplate.runners.combined.furniture_lines`: the indexes of ``lines`` whose first piece
-    of text stands in furniture ``root``'s document marks (a dialog, its footer landmark, a menu...), or ``None`` when Python must answer (an attribute
-    it cannot read as one text node)."""
+    of text stands in furniture ``root``'s document marks (a dialog, its footer landmark, a widget, a
+    ``data-nosnippet`` element), or ``None`` when Python must answer (an attribute it cannot read as one
+    text node)."""
     cdef xmlNode* c = (<xmlNode*> root._c_node.doc).children
     cdef xmlNode** marked = NULL
     cdef xmlNode** grown

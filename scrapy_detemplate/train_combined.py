@@ -127,7 +127,7 @@ class PageLines:
     names: list[_names.LineNames] = field(default_factory=list)  # each line's class/id names
     declared: Declared = NOTHING_DECLARED  # its declared reviews and questions (:func:`declared`)
     rows_whole: list[list[int]] = field(default_factory=list)  # its data rows' lines (:func:`table_rows`)
-    furniture: list[int] = field(default_factory=list)  # dialogs' and footer's lines (:func:`furniture_lines`)
+    furniture: list[int] = field(default_factory=list)  # its marked furniture's lines (:func:`furniture_lines`)
 
 
 def page_lines(

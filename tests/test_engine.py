@@ -405,7 +405,6 @@ def test_bytes_header_names_and_values_are_read(headers):
     [
         ("\ufeff", "utf-16-le", None),  # BOM
         ("\ufeff", "utf-16-be", "text/html; charset=utf-8"),  # the BOM wins over the header, as in Scrapy
-        ("", "utf-16-be", "text/html; charset=utf-16"),  # header (UTF-16 without a BOM is big-endian)
         ("", "utf-16-le", "text/html; charset=utf-16le"),
         ("<meta charset='utf-16'>", "utf-16-le", None),  # meta only
         ("<meta charset='utf-16'>", "utf-16-be", "text/html"),
@@ -417,6 +416,21 @@ def test_utf16_pages_are_decoded(page, prefix, codec, content_type):
     result = Detemplater(SANDWICH).process("http://ex.com/a/1", body, headers=headers)
     assert (result.status, result.reason) == ("unchanged", "no_peer")
     assert "Заголовок\nТекст" in result.text
+
+
+@pytest.mark.parametrize("codec", ["utf-16-be", "utf-16-le"])
+def test_a_utf16_page_without_a_bom_under_the_plain_utf16_label_is_read_as_scrapy_reads_it(page, codec):
+    # "charset=utf-16" without a BOM names no byte order: w3lib 2.5 read it big-endian (RFC 2781), w3lib
+    # 2.6 little-endian (the WHATWG Encoding standard's label).  The engine reads a page as the spider's
+    # response does, whichever w3lib is installed.
+    from scrapy.http import HtmlResponse
+
+    from scrapy_detemplate._html import decode_html
+
+    body = page.format(title="Заголовок", body="Текст").encode(codec)
+    content_type = "text/html; charset=utf-16"
+    response = HtmlResponse("http://ex.com/a/1", body=body, headers={"Content-Type": content_type})
+    assert decode_html(body, content_type)[1] == response.text
 
 
 @pytest.mark.parametrize("where", [10, 5000])

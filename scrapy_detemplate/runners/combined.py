@@ -509,9 +509,9 @@ def with_declared(template: frozenset[int], lines: Declared) -> frozenset[int]:
 
 
 def _as_the_page_says(page: ParsedPage, template: frozenset[int], product: bool, discussion: bool) -> frozenset[int]:
-    """The cut's ``template`` with what the page says of its own lines: its dialogs and its footer landmark
-    go (:func:`furniture_lines`), then its declared customer reviews go and its declared questions and
-    answers stay (:func:`declared`)."""
+    """The cut's ``template`` with what the page says of its own lines: the furniture it marks goes (its
+    dialogs, footer landmark and widgets: :func:`furniture_lines`), then its declared customer reviews go
+    and its declared questions and answers stay (:func:`declared`)."""
     return with_declared(template | furniture_lines(page.lines, page.root), declared(page, product, discussion))
 
 
