@@ -783,15 +783,23 @@ _DIALOG_TEXT = (
 )
 
 
-def _page_with_dialogs(opener: str, closer: str) -> str:
-    dialogs = "".join(f"{opener}<p>{text}</p><button>Continue</button>{closer}" for text in _DIALOG_TEXT)
+_LINKS = '<a href="/terms">Terms</a> <a href="/privacy">Privacy</a>'
+
+
+def _kettle_page(before: str = "", inside: str = "", footer: str = f"<footer>{_LINKS}</footer>") -> str:
+    """A shop's first page: its header, ``before`` its main container, the product's three paragraphs and
+    ``inside`` in it, then ``footer``."""
     return f"""<html><head><title>Travel kettle | Kettles</title></head><body>
-<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>{dialogs}
+<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>{before}
 <main><h1>Travel kettle</h1>
 <p>A folding kettle of food-grade silicone that packs flat into a bag and boils half a litre in four minutes.</p>
 <p>Its base is steel, its handle stays cool, and it switches itself off when the water boils or runs dry.</p>
 <p>It works on 110 and 230 volts, so it travels from one continent to the next with only a plug adapter.</p>
-</main><footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer></body></html>"""
+{inside}</main>{footer}</body></html>"""
+
+
+def _page_with_dialogs(opener: str, closer: str) -> str:
+    return _kettle_page(before="".join(f"{opener}<p>{t}</p><button>Continue</button>{closer}" for t in _DIALOG_TEXT))
 
 
 @pytest.mark.parametrize(
@@ -819,13 +827,7 @@ _FOOTER_TEXT = (
 
 
 def _page_with_footer(opener: str, closer: str) -> str:
-    footer = "".join(f"<p>{text}</p>" for text in _FOOTER_TEXT)
-    return f"""<html><head><title>Travel kettle | Kettles</title></head><body>
-<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>
-<main><h1>Travel kettle</h1>
-<p>A folding kettle of food-grade silicone that packs flat into a bag and boils half a litre in four minutes.</p>
-<p>Its base is steel, its handle stays cool, and it switches itself off when the water boils or runs dry.</p>
-</main>{opener}{footer}<a href="/terms">Terms</a> <a href="/privacy">Privacy</a>{closer}</body></html>"""
+    return _kettle_page(footer=opener + "".join(f"<p>{text}</p>" for text in _FOOTER_TEXT) + _LINKS + closer)
 
 
 @pytest.mark.parametrize("opener", ["<div role='contentinfo'>", "<div class='site-info' role=' ContentInfo'>"])
@@ -854,16 +856,12 @@ _WIDGET_TEXT = {
 
 def _page_with_widgets(marked: bool) -> str:
     closers = {"<ul role='menu'><li role='menuitem'>": "</li></ul>"}
-    widgets = "".join(
-        f"{opener if marked else '<div>'}<p>{text}</p>{closers.get(opener, '</div>') if marked else '</div>'}"
-        for opener, text in _WIDGET_TEXT.items()
+    return _kettle_page(
+        inside="".join(
+            f"{opener}<p>{text}</p>{closers.get(opener, '</div>')}" if marked else f"<div><p>{text}</p></div>"
+            for opener, text in _WIDGET_TEXT.items()
+        )
     )
-    return f"""<html><head><title>Travel kettle | Kettles</title></head><body>
-<header><a href="/">Kettles</a> <a href="/cart">Cart</a></header>
-<main><h1>Travel kettle</h1>
-<p>A folding kettle of food-grade silicone that packs flat into a bag and boils half a litre in four minutes.</p>
-<p>Its base is steel, its handle stays cool, and it switches itself off when the water boils or runs dry.</p>
-{widgets}</main><footer><a href="/terms">Terms</a></footer></body></html>"""
 
 
 def test_a_page_s_widgets_and_what_it_keeps_from_snippets_go_and_its_content_stays() -> None:

@@ -541,30 +541,32 @@ FURNITURE_CASES = [
 ]
 
 
-def assert_same_furniture(html: str) -> None:
+def furniture_texts(html: str) -> list[str]:
+    """The texts of the lines ``furniture_lines`` finds in ``html``, sorted; asserts the Python walk finds
+    the same lines."""
     from scrapy_detemplate.runners import combined
 
     root = parse_html(html)
     lines = python_lines(root)
-    assert combined.furniture_lines(lines, root) == combined._furniture_lines_py(lines, root)
+    found = combined.furniture_lines(lines, root)
+    assert found == combined._furniture_lines_py(lines, root)
+    return sorted(lines[i].text for i in found)
 
 
 @needs_compiled
 @pytest.mark.parametrize("body", FURNITURE_CASES)
 def test_compiled_furniture_lines_equal_the_python_ones_on_edge_cases(body: str) -> None:
-    assert_same_furniture(f"<html><body>{body}</body></html>")
+    furniture_texts(f"<html><body>{body}</body></html>")
 
 
 @needs_compiled
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(furniture_pages())
 def test_compiled_furniture_lines_equal_the_python_ones_on_random_html(html: str) -> None:
-    assert_same_furniture(html)
+    furniture_texts(html)
 
 
 def test_a_dialog_s_lines_are_the_lines_in_it_and_no_others() -> None:
-    from scrapy_detemplate.runners import combined
-
     html = (
         "<html><body><p>The story, first paragraph.</p>"
         "<div role='dialog' aria-label='Cart'><p>Your cart is empty!</p><button>Checkout</button></div>"
@@ -572,28 +574,16 @@ def test_a_dialog_s_lines_are_the_lines_in_it_and_no_others() -> None:
         "<div aria-modal=' True'><p>Choose your country</p></div><div aria-modal='false'><p>Not modal</p></div>"
         "</body></html>"
     )
-    root = parse_html(html)
-    lines = python_lines(root)
-    texts = [line.text for line in lines]
-    found = combined.furniture_lines(lines, root)
-    assert sorted(texts[i] for i in found) == sorted(
+    assert furniture_texts(html) == sorted(
         ["Your cart is empty!", "Checkout", "Sign up for our newsletter", "Choose your country"]
     )
-    assert found == combined._furniture_lines_py(lines, root)
 
 
 def test_the_footer_landmark_s_lines_are_the_lines_in_it_and_no_others() -> None:
-    from scrapy_detemplate.runners import combined
-
     html = (
         "<html><body><p>The story, first paragraph.</p><footer><p>A story's own footer</p></footer>"
         "<div role='contentinfo'><p>(c) 2026 Example Ltd</p><nav><a href='/privacy'>Privacy</a></nav></div>"
         "after the footer<div role='contentinfo navigation'><p>Not a landmark this walk reads</p></div>"
         "</body></html>"
     )
-    root = parse_html(html)
-    lines = python_lines(root)
-    texts = [line.text for line in lines]
-    found = combined.furniture_lines(lines, root)
-    assert sorted(texts[i] for i in found) == ["(c) 2026 Example Ltd", "Privacy"]
-    assert found == combined._furniture_lines_py(lines, root)
+    assert furniture_texts(html) == ["(c) 2026 Example Ltd", "Privacy"]
