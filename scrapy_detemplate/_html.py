@@ -11,8 +11,9 @@ the Python stack.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -53,7 +54,21 @@ def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]
     declaration, then auto-detection; undecodable bytes become U+FFFD.
     Returns ``(encoding, text)``.
     """
-    return html_to_unicode(content_type, body, auto_detect_fun=_auto_detect)
+    return _DECODE(body, content_type)
+
+
+def _decoder(convert: Callable[..., tuple[str, str]]) -> Callable[[bytes, str | None], tuple[str, str]]:
+    """w3lib's ``html_to_unicode`` (``convert``) called as Scrapy's ``TextResponse`` calls it, with the
+    detection :func:`_auto_detect`; or, from a w3lib whose ``html_to_unicode`` no longer takes
+    ``auto_detect_fun`` (deprecated in w3lib 2.6), with w3lib's own detection, as a browser reads the
+    page.  Without this, such a w3lib would fail every call, and every page would pass through."""
+    try:
+        takes_detection = "auto_detect_fun" in inspect.signature(convert).parameters
+    except (TypeError, ValueError):  # no signature to read: call it as w3lib has always been called
+        takes_detection = True
+    if takes_detection:
+        return lambda body, content_type: convert(content_type, body, auto_detect_fun=_auto_detect)
+    return lambda body, content_type: convert(content_type, body)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -112,6 +127,9 @@ def _auto_detect(body: bytes) -> str | None:
             continue
         return encoding
     return None
+
+
+_DECODE = _decoder(html_to_unicode)
 
 
 def _sniff_utf16(body: bytes) -> str | None:

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from w3lib.encoding import html_to_unicode
+
 from scrapy_detemplate._html import (
     NOSCRIPT_MIN_CHARS,
+    _auto_detect,
+    _decoder,
     decode_html,
     parse_html,
     reveal_noscript,
@@ -53,6 +57,31 @@ def test_decoding_follows_header_then_meta():
     body = "<meta charset='cp1251'><p>Привет</p>".encode("cp1251")
     assert "Привет" in decode_html(body)[1]
     assert decode_html("é".encode("latin-1"), "text/html; charset=latin-1")[1] == "é"
+
+
+def test_a_w3lib_without_auto_detect_fun_still_decodes():
+    """w3lib 2.6 deprecates ``html_to_unicode``'s ``auto_detect_fun``; a w3lib that drops it must not
+    turn every page into an error: the call goes without it, and w3lib detects the encoding itself."""
+    calls: list[tuple[object, ...]] = []
+
+    def html_to_unicode_without_detection(content_type_header, html_body_str):  # the signature after removal
+        calls.append((content_type_header, html_body_str))
+        return html_to_unicode(content_type_header, html_body_str)
+
+    decode = _decoder(html_to_unicode_without_detection)
+    body = "<meta charset='cp1251'><p>Привет</p>".encode("cp1251")
+    assert "Привет" in decode(body, None)[1]
+    assert decode("é".encode("latin-1"), "text/html; charset=latin-1")[1] == "é"
+    assert len(calls) == 2
+    # The w3lib installed here takes it, and is called as Scrapy's TextResponse calls it.
+    given: list[object] = []
+
+    def html_to_unicode_with_detection(content_type_header, html_body_str, auto_detect_fun=None):
+        given.append(auto_detect_fun)
+        return html_to_unicode(content_type_header, html_body_str, auto_detect_fun=auto_detect_fun)
+
+    assert _decoder(html_to_unicode_with_detection)(body, None) == decode_html(body)
+    assert given == [_auto_detect]
 
 
 #: A forum as Discourse serves it to a client without JavaScript: an empty application shell and
