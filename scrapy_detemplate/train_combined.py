@@ -50,6 +50,7 @@ from scrapy_detemplate.runners.base import ParsedPage
 from scrapy_detemplate.runners.combined import (
     _NAMES_AT,
     FEATURES,
+    KEEP_WEIGHT,
     NOTHING_DECLARED,
     CombinedEvidence,
     Declared,
@@ -59,8 +60,10 @@ from scrapy_detemplate.runners.combined import (
     declared,
     declaring_kinds,
     drop_copies,
+    early_product,
     furniture_lines,
     keep_rows_whole,
+    keep_weight,
     model_forests,
     model_names,
     on_first_page,
@@ -128,6 +131,7 @@ class PageLines:
     declared: Declared = NOTHING_DECLARED  # its declared reviews and questions (:func:`declared`)
     rows_whole: list[list[int]] = field(default_factory=list)  # its data rows' lines (:func:`table_rows`)
     furniture: list[int] = field(default_factory=list)  # its marked furniture's lines (:func:`furniture_lines`)
+    keep_weight: float = KEEP_WEIGHT  # its first-page cut's lean toward keeping (:func:`keep_weight`)
 
 
 def page_lines(
@@ -151,6 +155,7 @@ def page_lines(
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
                 declared(parsed, *declaring_kinds(rows[0])) if parsed is not None and rows else NOTHING_DECLARED,
                 table_rows(lines), sorted(furniture_lines(lines, root)) if root is not None else [],
+                keep_weight(parsed.declared if parsed is not None else [], early_product(rows)),
             )
         )  # fmt: skip
     return out
@@ -247,7 +252,9 @@ def clean_text(page: PageLines, scoring: Scoring, config: DetemplateConfig) -> s
     if first:
         rows = [list(row) for row in rows]
         _fill_names(rows, page.names, lexicon)
-    template = decide(rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df)
+    template = decide(
+        rows, first_scorer if first else scorer, config.combined_threshold, config.combined_site_df, page.keep_weight
+    )
     template = keep_rows_whole(with_declared(template.union(page.furniture), page.declared), page.rows_whole)
     template = drop_copies(page.texts, template, *copy_flags(rows))
     if 0 < len(template) < len(rows):

@@ -13,14 +13,18 @@ from hypothesis import strategies as st
 from scrapy_detemplate import DetemplateConfig, Detemplater, InvalidSetting
 from scrapy_detemplate._html import parse_html, visible_lines
 from scrapy_detemplate.methods import density
+from scrapy_detemplate.methods.kinds import declared_names
 from scrapy_detemplate.runners.combined import (
     CODE_SITE,
     FEATURES,
     KEEP_WEIGHT,
+    PRODUCT_KEEP_WEIGHT,
     decide,
     drop_copies,
+    early_product,
     expected_f1_cut,
     keep_table_rows_whole,
+    keep_weight,
     load_forest,
     load_forests,
     table_rows,
@@ -875,3 +879,92 @@ def test_a_page_s_widgets_and_what_it_keeps_from_snippets_go_and_its_content_sta
     # The same text in plain <div>s is left to the trees, which keep it: the marks are what remove it.
     plain = Detemplater().process(url, _page_with_widgets(marked=False).encode())
     assert all(text in plain.text for text in _WIDGET_TEXT.values())
+
+
+#: A shop's product page declares its product for search engines; a category page, one per item.
+_ONE_PRODUCT = (
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product",'
+    ' "name": "Travel kettle", "offers": {"@type": "Offer", "price": "39.00"}}</script>'
+)
+_TWO_PRODUCTS = _ONE_PRODUCT + (
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product",'
+    ' "name": "Kettle bag"}</script>'
+)
+_PITCH = (
+    "Our kettle experts are a team of travellers who test every kettle we sell on the road before it reaches our "
+    "shelves.",
+    "Every order ships free within two days, and if the kettle does not suit you, send it back within sixty days for "
+    "a refund.",
+    "Join our club and collect points on every purchase, which you can spend on kettles, mugs and travel bags later.",
+    "Extended warranty: three more years of cover for parts and labour, with a replacement shipped before you return "
+    "yours.",
+)
+
+
+def _kettle_shop_page(declared: str) -> bytes:
+    """:func:`_kettle_page` with the shop's pitch under it and ``declared`` in its head."""
+    pitch = "<div class='promo'>" + "".join(f"<div><h3>Why buy here</h3><p>{t}</p></div>" for t in _PITCH) + "</div>"
+    footer = pitch + "<footer><a href='/a'>About</a> <a href='/b'>Contact</a></footer>"
+    return _kettle_page(footer=footer).replace("</head>", declared + "</head>").encode()
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_first_page_that_declares_one_product_is_cut_with_the_product_page_s_lean(
+    monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
+    """On a site's first page that declares exactly one product the cut leans toward keeping by
+    PRODUCT_KEEP_WEIGHT, elsewhere by KEEP_WEIGHT: here the weight moved to its ends (0: the plain
+    expected F1, which takes the warranty's pitch; 1: the share kept, which keeps the header and footer
+    too) changes that page's cut and no other."""
+    import scrapy_detemplate.runners.combined as combined
+
+    if not compiled:
+        monkeypatch.setattr(combined, "_compiled", None)
+
+    def texts(declared: str, weight: float) -> str:
+        monkeypatch.setattr(combined, "PRODUCT_KEEP_WEIGHT", weight)
+        return Detemplater().process("https://kettles.example/travel", _kettle_shop_page(declared)).text
+
+    plain, keeping = texts(_ONE_PRODUCT, 0.0), texts(_ONE_PRODUCT, 1.0)
+    assert "folding kettle" in plain and "plug adapter" in plain  # the product stays either way
+    assert "Extended warranty" not in plain and "Extended warranty" in keeping
+    assert "About" in keeping and "About" not in plain
+    # Two products declared (a category page), or none: the page's lean is KEEP_WEIGHT, whatever the other.
+    for declared in (_TWO_PRODUCTS, ""):
+        assert texts(declared, 0.0) == texts(declared, 1.0) == texts(declared, combined.PRODUCT_KEEP_WEIGHT)
+
+
+def test_only_a_site_s_first_pages_that_declare_one_product_lean_less() -> None:
+    one = declared_names(f"<html><head>{_ONE_PRODUCT}</head><body></body></html>")
+    assert one == ["product", "offer"]
+    assert keep_weight(one, True) == PRODUCT_KEEP_WEIGHT < KEEP_WEIGHT
+    assert keep_weight(one, False) == KEEP_WEIGHT  # a known site's page, or no product column
+    assert keep_weight(declared_names(_TWO_PRODUCTS), True) == KEEP_WEIGHT
+    assert keep_weight([], True) == KEEP_WEIGHT
+    rows = [[0.0] * len(FEATURES) for _ in range(2)]
+    assert not early_product(rows)  # a first page that declares nothing
+    for row in rows:
+        row[FEATURES.index("kind_product")] = 1.0
+    assert early_product(rows)
+    for seen, early in ((1, True), (2, True), (3, False)):  # three pages of the site seen: a known site
+        for row in rows:
+            row[FEATURES.index("log_pages_seen")] = math.log1p(seen) / 4
+        assert early_product(rows) is early
+    assert not early_product([])
+
+
+def test_measuring_leans_on_a_product_page_as_the_crawl_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``train-combined``'s figures are the crawl's: ``page_lines`` reads a first page's lean from its source,
+    and ``clean_text`` cuts with it, as the engine does with the shipped trees."""
+    import scrapy_detemplate.runners.combined as combined
+    from scrapy_detemplate.evaluation import CorpusPage
+    from scrapy_detemplate.train_combined import clean_text, model_scoring, page_lines
+
+    monkeypatch.setattr(combined, "PRODUCT_KEEP_WEIGHT", 0.0)  # a lean that moves this page's cut
+    url = "https://kettles.example/travel"
+    for declared, weight in ((_ONE_PRODUCT, 0.0), (_TWO_PRODUCTS, KEEP_WEIGHT)):
+        (page,) = page_lines([CorpusPage("kettles.example", url, _kettle_shop_page(declared), "")], "c")
+        assert page.keep_weight == weight
+        kept = clean_text(page, model_scoring(_shipped_model()), DetemplateConfig())
+        assert kept == Detemplater().process(url, _kettle_shop_page(declared)).text
+        assert ("Extended warranty" in kept) is (weight == KEEP_WEIGHT)

@@ -15,6 +15,7 @@ from lxml import etree
 
 from scrapy_detemplate._html import Line, visible_lines
 from scrapy_detemplate.config import InvalidSetting, directory_key
+from scrapy_detemplate.methods.kinds import declared_names
 
 if TYPE_CHECKING:
     from scrapy_detemplate.config import DetemplateConfig
@@ -31,6 +32,7 @@ class ParsedPage:
     html: str
     root: etree._Element
     _lines: list[Line] | None = field(default=None, repr=False)
+    _declared: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, url: str, html: str, root: etree._Element, config: DetemplateConfig) -> ParsedPage:
@@ -44,6 +46,14 @@ class ParsedPage:
         if self._lines is None:
             self._lines = visible_lines(self.root)
         return self._lines
+
+    @property
+    def declared(self) -> list[str]:
+        """The names of the kinds the page declares for search engines, in the order of its source
+        (:func:`~scrapy_detemplate.methods.kinds.declared_names`; read once, on first use)."""
+        if self._declared is None:
+            self._declared = declared_names(self.html)
+        return self._declared
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,8 +36,9 @@ from scrapy_detemplate.methods.kinds import (
     KIND_FEATURES,
     answer_lines,
     declared_answers,
+    declared_products,
     declared_reviews,
-    page_kinds,
+    kind_flags,
     review_lines,
 )
 from scrapy_detemplate.methods.names import NAME_FEATURES, KnownNames, page_columns, page_columns_into, valid_lexicon
@@ -77,7 +78,7 @@ FIRST_PAGE_SHIFT = -0.13
 _WARM_DF = FEATURES.index("site_df_when_warm")
 _KINDS_AT = FEATURES.index(KIND_FEATURES[0])
 #: Where the cut keeps new text on a known site (``_keeps_new_text``): a page that declares a product
-#: (``kinds.page_kinds``), and a site whose earlier pages hold at least CODE_SITE of their words in code.
+#: (``kinds.kind_flags``), and a site whose earlier pages hold at least CODE_SITE of their words in code.
 _KIND_PRODUCT, _SITE_CODE = FEATURES.index("kind_product"), FEATURES.index("site_code_share")
 #: The page declares a discussion: a ``Question`` among its types, which :func:`questions_and_answers` reads.
 _KIND_DISCUSSION = FEATURES.index("kind_discussion")
@@ -115,6 +116,9 @@ THREAD_RATIO = 2.0
 #: site evidence yet, among lines the trees doubt, the cut errs toward keeping (0.15 before the first-page
 #: trees and the lexicon of names; docs/methods/combined.md, "The cut on a site's first pages, again").
 KEEP_WEIGHT = 0.2
+#: The same lean on a site's first pages when the page declares exactly one product (a shop's product page,
+#: :func:`keep_weight`): less, as what such a page holds besides its product is a shop's furniture.
+PRODUCT_KEEP_WEIGHT = 0.1
 #: How many earlier pages of a site the DF share is taken over, at most.
 DF_WINDOW = 20
 #: The compiled per-line loop of ``site_features``, the rows in C and the decision on them
@@ -125,10 +129,17 @@ _COLUMNS = (
     _WARM_DF, _IN_CONTAINER, _LINK_DENSITY, _LOG_WORDS, _PAGES_SEEN, _SITE_DF, _IN_LCS, _UNLIKELY, _UNDER_NAV,
     _UNDER_ASIDE, _COMMENT_WORDS, _ENDS_SENTENCE, _UNDER_PRE, _UNDER_BUTTON, _KIND_PRODUCT, _SITE_CODE, _LOG_CHARS,
 )  # fmt: skip
-_LIMITS = (
-    _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS, THREAD_RATIO,
-    KEEP_WEIGHT, _REPEATED_SENTENCE, CODE_SITE,
-)  # fmt: skip
+
+
+def _limits(keep_weight: float) -> tuple[float, ...]:
+    """What ``decide_rows`` reads of :func:`decide`'s bounds, the cut's lean toward keeping ``keep_weight``."""
+    return (
+        _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS,
+        THREAD_RATIO, keep_weight, _REPEATED_SENTENCE, CODE_SITE,
+    )  # fmt: skip
+
+
+_LIMITS = _limits(KEEP_WEIGHT)
 #: What :func:`page_shares` reads: a line's words (``log1p``), its code, table, link, container and
 #: newness columns.
 _SHARE_COLUMNS = (
@@ -241,7 +252,7 @@ class CombinedEvidence:
         rows = line_features(page.root, page.lines, title)
         for row, site in zip(rows, self.site_features(page), strict=True):
             row += site
-        columns = page_kinds(page.html) + self.genre(page.site, page_shares(rows))  # the genre follows the kinds
+        columns = kind_flags(page.declared) + self.genre(page.site, page_shares(rows))  # the genre follows the kinds
         columns += [0.0] * len(NAME_FEATURES)  # filled by the runner on a first page (:func:`fill_names`)
         for row in rows:
             row += columns
@@ -273,7 +284,7 @@ class CombinedEvidence:
             rows.set_columns(line_features(page.root, page.lines, title), 0)
         self.site_features_into(page, rows)
         genre = self.genre(page.site, _compiled.page_shares(rows, _SHARE_COLUMNS, NEW_DF))
-        rows.set_columns([page_kinds(page.html) + genre] * len(page.lines), _KINDS_AT)  # the genre follows the kinds
+        rows.set_columns([kind_flags(page.declared) + genre] * len(page.lines), _KINDS_AT)  # the genre after the kinds
         return rows
 
     def site_features(self, page: ParsedPage) -> list[list[float]]:
@@ -448,7 +459,8 @@ class CombinedRunner:
             rows = self._evidence.features(page)
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
-            template = decide(rows, probabilities, self._threshold, self._site_df)
+            weight = keep_weight(page.declared, early_product(rows))
+            template = decide(rows, probabilities, self._threshold, self._site_df, weight)
             template = _as_the_page_says(page, template, *(declaring_kinds(rows[0]) if rows else (False, False)))
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
@@ -469,7 +481,9 @@ class CombinedRunner:
             if first and self._names.lexicon:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
-            template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, _LIMITS)
+            early = bool(page.lines) and rows.value(0, _PAGES_SEEN) < _KNOWN_SITE and bool(rows.value(0, _KIND_PRODUCT))
+            limits = _limits(keep_weight(page.declared, early))
+            template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, limits)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
             template = _as_the_page_says(page, template, *kinds)  # the C rows: declaring_kinds's columns
             return _settle(
@@ -562,11 +576,32 @@ def _settle(
     return drop_copies([line.text for line in lines], template, inside, code)
 
 
+def early_product(rows: Sequence[Sequence[float]]) -> bool:
+    """Whether a page's feature rows are one of its site's first pages' (the cut leans toward keeping there)
+    and declare a product (its ``kind_product`` column): where :func:`keep_weight` reads the page's source."""
+    return bool(rows) and rows[0][_PAGES_SEEN] < _KNOWN_SITE and bool(rows[0][_KIND_PRODUCT])
+
+
+def keep_weight(declared: Sequence[str], early: bool) -> float:
+    """How far a site's first pages' cut leans toward keeping (:func:`expected_f1_cut`): :data:`KEEP_WEIGHT`,
+    or :data:`PRODUCT_KEEP_WEIGHT` on a page that declares exactly one product (``declared``: the names the
+    page declares, :attr:`ParsedPage.declared`; :func:`~scrapy_detemplate.methods.kinds.declared_products`).
+    ``early``: the page is one of its site's first pages and its ``kind_product`` column is set
+    (:func:`early_product`).
+
+    A shop's product page, the first of its site, is what the lean toward keeping serves worst: the trees
+    doubt its furniture (a warranty's pitch, the sales team's blurbs, "Complete the look", a cart) as much
+    as its product, and the lean keeps both.  A page that declares one product says what it is about.
+    Measured on sites never seen (docs/methods/combined.md, "A shop's product page: the cut leans less")."""
+    return PRODUCT_KEEP_WEIGHT if early and declared_products(declared) == 1 else KEEP_WEIGHT
+
+
 def decide(
     rows: list[list[float]],
     probabilities: Callable[[list[list[float]]], Sequence[float]],
     threshold: float,
     site_df: float,
+    keep_weight: float = KEEP_WEIGHT,
 ) -> frozenset[int]:
     """The template lines: decided outright, or below the page's :func:`expected_f1_cut`.
 
@@ -613,7 +648,8 @@ def decide(
     on the out-of-fold scores: docs 0.906 -> 0.942; on sites never seen docs +0.0001, the
     other corpora unchanged (docs/methods/combined.md, "A site that shows code").
     On a site's first pages, with no
-    site evidence at all, the cut leans toward keeping (:data:`KEEP_WEIGHT`).  Code (the lines of a
+    site evidence at all, the cut leans toward keeping (``keep_weight``: :data:`KEEP_WEIGHT`, less on a
+    shop's product page, :func:`keep_weight`).  Code (the lines of a
     ``<pre>``, not mostly links) the cut never takes (:func:`_code`).
     A comment thread on a page that has nothing else (:func:`_unless_the_thread_is_the_page`)
     keeps the text lines the cut would take.
@@ -628,7 +664,7 @@ def decide(
     if pending:
         scores = list(probabilities([rows[i] for i in pending]))
         sizes = [math.expm1(rows[i][_LOG_CHARS]) for i in pending]
-        weight = KEEP_WEIGHT if rows[pending[0]][_PAGES_SEEN] < _KNOWN_SITE else 0.0  # a site's first pages
+        weight = keep_weight if rows[pending[0]][_PAGES_SEEN] < _KNOWN_SITE else 0.0  # a site's first pages
         cut = min(expected_f1_cut(scores, sizes, weight), threshold)
         below: list[int] = []
         thread: list[int] = []  # the comment thread's text lines under the cut

@@ -16,9 +16,12 @@ from scrapy_detemplate.methods.kinds import (
     MAX_REVIEW_CHARS,
     MAX_REVIEWS,
     _declared_kinds_by_needle,
+    _declared_products_by_needle,
     answer_lines,
     declared_answers,
     declared_kinds,
+    declared_names,
+    declared_products,
     declared_reviews,
     page_kinds,
     review_lines,
@@ -72,6 +75,30 @@ def test_every_line_of_a_page_carries_its_kinds_in_their_columns() -> None:
 def test_any_text_gives_four_flags(text: str) -> None:
     flags = page_kinds(text)
     assert len(flags) == len(KIND_FEATURES) and set(flags) <= {0.0, 1.0}
+
+
+@pytest.mark.parametrize(
+    ("html", "count"),
+    [
+        ('<script type="application/ld+json">{"@type": "Product", "name": "Kettle"}</script>', 1),
+        ('{"@type" : ["Product", "Thing"], "name": "Kettle"}', 1),  # the first type of a list
+        ('{"@type": "https://schema.org/Product"} {"@type": "http://www.schema.org/Product"}', 2),
+        ('<div itemscope itemtype="https://schema.org/Product"><span itemprop="name">Kettle</span></div>', 1),
+        ('{"@type": "Product"}' * 3 + '<li itemtype="http://schema.org/Product">', 4),  # a category page
+        ('{"@type": "ProductGroup"} {"@type": "Offer"} {"@type": "ItemList"}', 0),  # product kinds, no product
+        ('<meta property="og:type" content="product">', 0),  # a kind, not an item
+        ('{"@type": "Thing", "category": "Product"}', 0),
+        ("", 0),
+    ],
+)
+def test_a_page_declares_how_many_products(html: str, count: int) -> None:
+    assert declared_products(declared_names(html)) == _declared_products_by_needle(html) == count
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_declares_a_count_of_products(text: str) -> None:
+    assert 0 <= declared_products(declared_names(text)) <= text.count("type")
 
 
 def test_an_og_type_is_read_inside_one_tag_only() -> None:
@@ -250,6 +277,7 @@ _PIECES = (
     "itemtype=", 'itemtype="https://schema.org/Recipe"', "itemtype='http://schema.org/Offer'", "item", "mtype=",
     "og:type", '<meta property="og:type" content="article">', "<meta content='Video.Movie' property='og:type'>",
     "<meta ", " content=\"blog\"", "og:", ":type", "<", ">", '"', "'", " ", "é", "型", "\\n",
+    'itemtype="https://schema.org/Product"', '"@type":"https://schema.org/Product"', "Product", "product\"",
 )  # fmt: skip
 
 
@@ -257,6 +285,8 @@ _PIECES = (
 @given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=3), max_size=30).map("".join))
 def test_one_scan_reads_what_a_scan_a_needle_reads(html: str) -> None:
     assert declared_kinds(html) == _declared_kinds_by_needle(html)
+    # and as often: the products a page declares are counted from the one scan's names
+    assert declared_products(declared_names(html)) == _declared_products_by_needle(html)
 
 
 @pytest.mark.parametrize(
@@ -267,3 +297,4 @@ def test_one_scan_reads_what_a_scan_a_needle_reads(html: str) -> None:
 )  # fmt: skip
 def test_needles_that_overlap_are_read_as_three_scans_read_them(html: str) -> None:
     assert declared_kinds(html) == _declared_kinds_by_needle(html)
+    assert declared_products(declared_names(html)) == _declared_products_by_needle(html)

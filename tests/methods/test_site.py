@@ -510,9 +510,10 @@ RULE_VALUES = st.sampled_from([0.0, -0.0, 1.0, 0.5, 0.49, 0.99, 0.2, 0.21, 0.29,
     st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
     st.integers(0, 2**32),
     st.sampled_from([0.9, 2.0, 0.5]),
+    st.sampled_from([combined.KEEP_WEIGHT, combined.PRODUCT_KEEP_WEIGHT, 0.0]),
 )
 def test_the_compiled_decision_is_decide_on_the_same_rows(
-    rules: list[list[float]], thresholds: list[float], seed: int, site_df: float
+    rules: list[list[float]], thresholds: list[float], seed: int, site_df: float, keep_weight: float
 ) -> None:
     model = _shipped_forest()
     scorer = model.scorer()
@@ -546,8 +547,9 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
     table.set_columns(rows, 0)
     # One table asked again with other thresholds.
     for threshold in thresholds:
-        got = COMPILED.decide_rows(table, compiled_scorer, threshold, site_df, combined._COLUMNS, combined._LIMITS)
-        assert got == combined.decide(rows, scorer, threshold, site_df)
+        limits = combined._limits(keep_weight)  # a shop's product page's lean, or the others'
+        got = COMPILED.decide_rows(table, compiled_scorer, threshold, site_df, combined._COLUMNS, limits)
+        assert got == combined.decide(rows, scorer, threshold, site_df, keep_weight)
 
 
 @needs_compiled
