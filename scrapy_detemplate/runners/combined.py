@@ -131,11 +131,12 @@ _COLUMNS = (
 )  # fmt: skip
 
 
-def _limits(keep_weight: float) -> tuple[float, ...]:
-    """What ``decide_rows`` reads of :func:`decide`'s bounds, the cut's lean toward keeping ``keep_weight``."""
+def _limits(lean: float) -> tuple[float, ...]:
+    """What ``decide_rows`` reads of :func:`decide`'s bounds, the first pages' cut leaning toward keeping by
+    ``lean`` (:func:`keep_weight`)."""
     return (
         _MENU_WORDS, _KNOWN_SITE, NEW_DF, NEW_LINK_DENSITY, UNIQUE_MARGIN, THREAD_WORDS, THREAD_ONLY_CHARS,
-        THREAD_RATIO, keep_weight, _REPEATED_SENTENCE, CODE_SITE,
+        THREAD_RATIO, lean, _REPEATED_SENTENCE, CODE_SITE,
     )  # fmt: skip
 
 
@@ -481,6 +482,7 @@ class CombinedRunner:
             if first and self._names.lexicon:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
+            # early_product on the C rows
             early = bool(page.lines) and rows.value(0, _PAGES_SEEN) < _KNOWN_SITE and bool(rows.value(0, _KIND_PRODUCT))
             limits = _limits(keep_weight(page.declared, early))
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, limits)
@@ -578,7 +580,8 @@ def _settle(
 
 def early_product(rows: Sequence[Sequence[float]]) -> bool:
     """Whether a page's feature rows are one of its site's first pages' (the cut leans toward keeping there)
-    and declare a product (its ``kind_product`` column): where :func:`keep_weight` reads the page's source."""
+    and declare a product (its ``kind_product`` column): where :func:`keep_weight` counts the products the page
+    declares."""
     return bool(rows) and rows[0][_PAGES_SEEN] < _KNOWN_SITE and bool(rows[0][_KIND_PRODUCT])
 
 
@@ -601,7 +604,7 @@ def decide(
     probabilities: Callable[[list[list[float]]], Sequence[float]],
     threshold: float,
     site_df: float,
-    keep_weight: float = KEEP_WEIGHT,
+    lean: float = KEEP_WEIGHT,
 ) -> frozenset[int]:
     """The template lines: decided outright, or below the page's :func:`expected_f1_cut`.
 
@@ -648,8 +651,8 @@ def decide(
     on the out-of-fold scores: docs 0.906 -> 0.942; on sites never seen docs +0.0001, the
     other corpora unchanged (docs/methods/combined.md, "A site that shows code").
     On a site's first pages, with no
-    site evidence at all, the cut leans toward keeping (``keep_weight``: :data:`KEEP_WEIGHT`, less on a
-    shop's product page, :func:`keep_weight`).  Code (the lines of a
+    site evidence at all, the cut leans toward keeping (``lean``: :data:`KEEP_WEIGHT`, less on a shop's
+    product page, :func:`keep_weight`).  Code (the lines of a
     ``<pre>``, not mostly links) the cut never takes (:func:`_code`).
     A comment thread on a page that has nothing else (:func:`_unless_the_thread_is_the_page`)
     keeps the text lines the cut would take.
@@ -664,7 +667,7 @@ def decide(
     if pending:
         scores = list(probabilities([rows[i] for i in pending]))
         sizes = [math.expm1(rows[i][_LOG_CHARS]) for i in pending]
-        weight = keep_weight if rows[pending[0]][_PAGES_SEEN] < _KNOWN_SITE else 0.0  # a site's first pages
+        weight = lean if rows[pending[0]][_PAGES_SEEN] < _KNOWN_SITE else 0.0  # a site's first pages
         cut = min(expected_f1_cut(scores, sizes, weight), threshold)
         below: list[int] = []
         thread: list[int] = []  # the comment thread's text lines under the cut
