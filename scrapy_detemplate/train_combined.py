@@ -60,7 +60,6 @@ from scrapy_detemplate.runners.combined import (
     declared,
     declaring_kinds,
     drop_copies,
-    early_product,
     furniture_lines,
     keep_rows_whole,
     keep_weight,
@@ -155,7 +154,7 @@ def page_lines(
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
                 declared(parsed, *declaring_kinds(rows[0])) if parsed is not None and rows else NOTHING_DECLARED,
                 table_rows(lines), sorted(furniture_lines(lines, root)) if root is not None else [],
-                keep_weight(parsed.declared if parsed is not None else [], early_product(rows)),
+                keep_weight(parsed.declared if parsed is not None else []),
             )
         )  # fmt: skip
     return out

@@ -21,7 +21,6 @@ from scrapy_detemplate.runners.combined import (
     PRODUCT_KEEP_WEIGHT,
     decide,
     drop_copies,
-    early_product,
     expected_f1_cut,
     keep_table_rows_whole,
     keep_weight,
@@ -937,20 +936,29 @@ def test_a_first_page_that_declares_one_product_is_cut_with_the_product_page_s_l
 def test_only_a_site_s_first_pages_that_declare_one_product_lean_less() -> None:
     one = declared_names(f"<html><head>{_ONE_PRODUCT}</head><body></body></html>")
     assert one == ["product", "offer"]
-    assert keep_weight(one, True) == PRODUCT_KEEP_WEIGHT < KEEP_WEIGHT
-    assert keep_weight(one, False) == KEEP_WEIGHT  # a known site's page, or no product column
-    assert keep_weight(declared_names(_TWO_PRODUCTS), True) == KEEP_WEIGHT
-    assert keep_weight([], True) == KEEP_WEIGHT
-    rows = [[0.0] * len(FEATURES) for _ in range(2)]
-    assert not early_product(rows)  # a first page that declares nothing
+    assert keep_weight(one) == PRODUCT_KEEP_WEIGHT < KEEP_WEIGHT
+    assert keep_weight(declared_names(_TWO_PRODUCTS)) == KEEP_WEIGHT
+    assert keep_weight([]) == KEEP_WEIGHT
+    # The lean counts on a site's first pages only: three lines of equal size the trees give 0.9, 0.5 and
+    # 0.2, whose last the product page's lean takes and the others' keeps, while a known site's cut (three
+    # pages of the site seen) does not lean at all.
+    rows = [[0.0] * len(FEATURES) for _ in range(3)]
     for row in rows:
-        row[FEATURES.index("kind_product")] = 1.0
-    assert early_product(rows)
-    for seen, early in ((1, True), (2, True), (3, False)):  # three pages of the site seen: a known site
+        row[FEATURES.index("log_chars")] = math.log1p(100)
+        row[FEATURES.index("site_df")] = row[FEATURES.index("in_sandwich_lcs")] = 1.0  # not new on a known site
+
+    given_to = {id(row): p for row, p in zip(rows, (0.9, 0.5, 0.2), strict=True)}
+
+    def scores(given: list[list[float]]) -> list[float]:
+        return [given_to[id(row)] for row in given]
+
+    for seen, leans in ((0, True), (1, True), (2, True), (3, False)):
         for row in rows:
             row[FEATURES.index("log_pages_seen")] = math.log1p(seen) / 4
-        assert early_product(rows) is early
-    assert not early_product([])
+        product, other = (decide(rows, scores, 0.5, 0.9, lean) for lean in (PRODUCT_KEEP_WEIGHT, KEEP_WEIGHT))
+        assert (product != other) is leans
+        assert product == frozenset({2})  # the product page's cut, and a known site's
+    assert not decide([], scores, 0.5, 0.9, PRODUCT_KEEP_WEIGHT)
 
 
 def test_measuring_leans_on_a_product_page_as_the_crawl_does(monkeypatch: pytest.MonkeyPatch) -> None:

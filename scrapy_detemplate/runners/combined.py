@@ -460,8 +460,7 @@ class CombinedRunner:
             rows = self._evidence.features(page)
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
-            weight = keep_weight(page.declared, early_product(rows))
-            template = decide(rows, probabilities, self._threshold, self._site_df, weight)
+            template = decide(rows, probabilities, self._threshold, self._site_df, keep_weight(page.declared))
             template = _as_the_page_says(page, template, *(declaring_kinds(rows[0]) if rows else (False, False)))
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
@@ -482,9 +481,7 @@ class CombinedRunner:
             if first and self._names.lexicon:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
-            # early_product on the C rows
-            early = bool(page.lines) and rows.value(0, _PAGES_SEEN) < _KNOWN_SITE and bool(rows.value(0, _KIND_PRODUCT))
-            limits = _limits(keep_weight(page.declared, early))
+            limits = _limits(keep_weight(page.declared))
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, limits)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
             template = _as_the_page_says(page, template, *kinds)  # the C rows: declaring_kinds's columns
@@ -578,25 +575,17 @@ def _settle(
     return drop_copies([line.text for line in lines], template, inside, code)
 
 
-def early_product(rows: Sequence[Sequence[float]]) -> bool:
-    """Whether a page's feature rows are one of its site's first pages' (the cut leans toward keeping there)
-    and declare a product (its ``kind_product`` column): where :func:`keep_weight` counts the products the page
-    declares."""
-    return bool(rows) and rows[0][_PAGES_SEEN] < _KNOWN_SITE and bool(rows[0][_KIND_PRODUCT])
-
-
-def keep_weight(declared: Sequence[str], early: bool) -> float:
-    """How far a site's first pages' cut leans toward keeping (:func:`expected_f1_cut`): :data:`KEEP_WEIGHT`,
-    or :data:`PRODUCT_KEEP_WEIGHT` on a page that declares exactly one product (``declared``: the names the
-    page declares, :attr:`ParsedPage.declared`; :func:`~scrapy_detemplate.methods.kinds.declared_products`).
-    ``early``: the page is one of its site's first pages and its ``kind_product`` column is set
-    (:func:`early_product`).
+def keep_weight(declared: Sequence[str]) -> float:
+    """How far the cut leans toward keeping on a site's first pages (:func:`decide`; on a known site it does
+    not lean): :data:`KEEP_WEIGHT`, or :data:`PRODUCT_KEEP_WEIGHT` on a page that declares exactly one
+    product (``declared``: the names the page declares, :attr:`ParsedPage.declared`;
+    :func:`~scrapy_detemplate.methods.kinds.declared_products`).
 
     A shop's product page, the first of its site, is what the lean toward keeping serves worst: the trees
     doubt its furniture (a warranty's pitch, the sales team's blurbs, "Complete the look", a cart) as much
     as its product, and the lean keeps both.  A page that declares one product says what it is about.
     Measured on sites never seen (docs/methods/combined.md, "A shop's product page: the cut leans less")."""
-    return PRODUCT_KEEP_WEIGHT if early and declared_products(declared) == 1 else KEEP_WEIGHT
+    return PRODUCT_KEEP_WEIGHT if declared_products(declared) == 1 else KEEP_WEIGHT
 
 
 def decide(
