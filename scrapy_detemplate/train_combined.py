@@ -154,7 +154,7 @@ def page_lines(
                 page.gold, page.visible_text(), page.kind, _names.line_names(lines),
                 declared(parsed, *declaring_kinds(rows[0])) if parsed is not None and rows else NOTHING_DECLARED,
                 table_rows(lines), sorted(furniture_lines(lines, root)) if root is not None else [],
-                keep_weight(parsed.declared if parsed is not None else []),
+                keep_weight(parsed.declared_names if parsed is not None else []),
             )
         )  # fmt: skip
     return out

@@ -32,7 +32,7 @@ class ParsedPage:
     html: str
     root: etree._Element
     _lines: list[Line] | None = field(default=None, repr=False)
-    _declared: list[str] | None = field(default=None, repr=False)
+    _declared_names: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, url: str, html: str, root: etree._Element, config: DetemplateConfig) -> ParsedPage:
@@ -48,12 +48,12 @@ class ParsedPage:
         return self._lines
 
     @property
-    def declared(self) -> list[str]:
+    def declared_names(self) -> list[str]:
         """The names of the kinds the page declares for search engines, in the order of its source
         (:func:`~scrapy_detemplate.methods.kinds.declared_names`; read once, on first use)."""
-        if self._declared is None:
-            self._declared = declared_names(self.html)
-        return self._declared
+        if self._declared_names is None:
+            self._declared_names = declared_names(self.html)
+        return self._declared_names
 
 
 @dataclass(frozen=True, slots=True)

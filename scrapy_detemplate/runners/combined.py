@@ -140,7 +140,6 @@ def _limits(lean: float) -> tuple[float, ...]:
     )  # fmt: skip
 
 
-_LIMITS = _limits(KEEP_WEIGHT)
 #: What :func:`page_shares` reads: a line's words (``log1p``), its code, table, link, container and
 #: newness columns.
 _SHARE_COLUMNS = (
@@ -253,7 +252,8 @@ class CombinedEvidence:
         rows = line_features(page.root, page.lines, title)
         for row, site in zip(rows, self.site_features(page), strict=True):
             row += site
-        columns = kind_flags(page.declared) + self.genre(page.site, page_shares(rows))  # the genre follows the kinds
+        # the genre follows the kinds
+        columns = kind_flags(page.declared_names) + self.genre(page.site, page_shares(rows))
         columns += [0.0] * len(NAME_FEATURES)  # filled by the runner on a first page (:func:`fill_names`)
         for row in rows:
             row += columns
@@ -285,7 +285,7 @@ class CombinedEvidence:
             rows.set_columns(line_features(page.root, page.lines, title), 0)
         self.site_features_into(page, rows)
         genre = self.genre(page.site, _compiled.page_shares(rows, _SHARE_COLUMNS, NEW_DF))
-        rows.set_columns([kind_flags(page.declared) + genre] * len(page.lines), _KINDS_AT)  # the genre after the kinds
+        rows.set_columns([kind_flags(page.declared_names) + genre] * len(page.lines), _KINDS_AT)  # genre after kinds
         return rows
 
     def site_features(self, page: ParsedPage) -> list[list[float]]:
@@ -460,7 +460,7 @@ class CombinedRunner:
             rows = self._evidence.features(page)
             fill_names(rows, page.lines, self._names)
             probabilities = self._first_probabilities if on_first_page(rows) else self._probabilities
-            template = decide(rows, probabilities, self._threshold, self._site_df, keep_weight(page.declared))
+            template = decide(rows, probabilities, self._threshold, self._site_df, keep_weight(page.declared_names))
             template = _as_the_page_says(page, template, *(declaring_kinds(rows[0]) if rows else (False, False)))
             template = _settle(page.lines, template, *copy_flags(rows))
         if not template:
@@ -481,7 +481,7 @@ class CombinedRunner:
             if first and self._names.lexicon:
                 page_columns_into(page.lines, self._names, rows, _NAMES_AT)
             scorer = self._first_scorer if first else self._scorer
-            limits = _limits(keep_weight(page.declared))
+            limits = _limits(keep_weight(page.declared_names))
             template = decide_rows(rows, scorer, self._threshold, self._site_df, _COLUMNS, limits)
             kinds = (bool(page.lines) and bool(rows.value(0, j)) for j in (_KIND_PRODUCT, _KIND_DISCUSSION))
             template = _as_the_page_says(page, template, *kinds)  # the C rows: declaring_kinds's columns
@@ -578,7 +578,7 @@ def _settle(
 def keep_weight(declared: Sequence[str]) -> float:
     """How far the cut leans toward keeping on a site's first pages (:func:`decide`; on a known site it does
     not lean): :data:`KEEP_WEIGHT`, or :data:`PRODUCT_KEEP_WEIGHT` on a page that declares exactly one
-    product (``declared``: the names the page declares, :attr:`ParsedPage.declared`;
+    product (``declared``: the names the page declares, :attr:`ParsedPage.declared_names`;
     :func:`~scrapy_detemplate.methods.kinds.declared_products`).
 
     A shop's product page, the first of its site, is what the lean toward keeping serves worst: the trees

@@ -33,6 +33,8 @@ from scrapy_detemplate.runners.combined import CombinedEvidence, load_forest
 from scrapy_detemplate.state import memory_store
 
 COMPILED = segments._compiled
+#: The compiled decision's bounds on a page that is not a shop's product page.
+LIMITS = combined._limits(combined.KEEP_WEIGHT)
 needs_compiled = pytest.mark.skipif(COMPILED is None, reason="the compiled site module is not built here")
 MODULES = (segments, sandwich, combined, forest)
 
@@ -542,7 +544,7 @@ def test_the_compiled_decision_is_decide_on_the_same_rows(
             row[combined._KIND_PRODUCT], row[combined._SITE_CODE] = 0.0, share
     table = COMPILED.FeatureRows(3, len(model.features))
     table.set_columns([[1.0] * len(model.features)] * 3, 0)
-    COMPILED.decide_rows(table, compiled_scorer, 0.5, site_df, combined._COLUMNS, combined._LIMITS)
+    COMPILED.decide_rows(table, compiled_scorer, 0.5, site_df, combined._COLUMNS, LIMITS)
     table.reshape(len(rows))  # an earlier page's rows and probabilities are not read again
     table.set_columns(rows, 0)
     # One table asked again with other thresholds.
@@ -557,10 +559,10 @@ def test_the_compiled_decision_refuses_rows_of_another_width() -> None:
     scorer: Any = load_forest().scorer()
     with pytest.raises(ValueError):
         COMPILED.decide_rows(COMPILED.FeatureRows(2, 3), scorer.__self__, 0.5, 0.9, combined._COLUMNS,
-                             combined._LIMITS)  # fmt: skip
+                             LIMITS)  # fmt: skip
     rows = COMPILED.FeatureRows(2, len(combined.FEATURES))
     with pytest.raises(IndexError, match="no column"):  # a rule's column outside the rows
-        COMPILED.decide_rows(rows, scorer.__self__, 0.5, 0.9, (*combined._COLUMNS[:-1], 10_000), combined._LIMITS)
+        COMPILED.decide_rows(rows, scorer.__self__, 0.5, 0.9, (*combined._COLUMNS[:-1], 10_000), LIMITS)
 
 
 @needs_compiled
