@@ -889,6 +889,16 @@ _TWO_PRODUCTS = _ONE_PRODUCT + (
     '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product",'
     ' "name": "Kettle bag"}</script>'
 )
+#: A product sold in two colours: a group, each variant a product of its own.
+_ONE_PRODUCT_IN_VARIANTS = (
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "ProductGroup",'
+    ' "name": "Travel kettle", "hasVariant": [{"@type": "Product", "color": "red"},'
+    ' {"@type": "Product", "color": "blue"}]}</script>'
+)
+_PRODUCT_AND_LIST = _ONE_PRODUCT + (
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "ItemList",'
+    ' "itemListElement": []}</script>'
+)
 _PITCH = (
     "Our kettle experts are a team of travellers who test every kettle we sell on the road before it reaches our "
     "shelves.",
@@ -928,8 +938,12 @@ def test_a_first_page_that_declares_one_product_is_cut_with_the_product_page_s_l
     assert "folding kettle" in plain and "plug adapter" in plain  # the product stays either way
     assert "Extended warranty" not in plain and "Extended warranty" in keeping
     assert "About" in keeping and "About" not in plain
-    # Two products declared (a category page), or none: the page's lean is KEEP_WEIGHT, whatever the other.
-    for declared in (_TWO_PRODUCTS, ""):
+    # A product sold in variants (a ProductGroup, each variant a Product) is one product too.
+    assert "Extended warranty" not in texts(_ONE_PRODUCT_IN_VARIANTS, 0.0)
+    assert "Extended warranty" in texts(_ONE_PRODUCT_IN_VARIANTS, 1.0)
+    # Two products declared (a category page), one with a list of items, or none: the page's lean is
+    # KEEP_WEIGHT, whatever the other.
+    for declared in (_TWO_PRODUCTS, _PRODUCT_AND_LIST, ""):
         assert texts(declared, 0.0) == texts(declared, 1.0) == texts(declared, combined.PRODUCT_KEEP_WEIGHT)
 
 
@@ -937,7 +951,9 @@ def test_only_a_site_s_first_pages_that_declare_one_product_lean_less() -> None:
     one = declared_names(f"<html><head>{_ONE_PRODUCT}</head><body></body></html>")
     assert one == ["product", "offer"]
     assert keep_weight(one) == PRODUCT_KEEP_WEIGHT < KEEP_WEIGHT
+    assert keep_weight(declared_names(_ONE_PRODUCT_IN_VARIANTS)) == PRODUCT_KEEP_WEIGHT
     assert keep_weight(declared_names(_TWO_PRODUCTS)) == KEEP_WEIGHT
+    assert keep_weight(declared_names(_PRODUCT_AND_LIST)) == KEEP_WEIGHT
     assert keep_weight([]) == KEEP_WEIGHT
     # The lean counts on a site's first pages only: three lines of equal size the trees give 0.9, 0.5 and
     # 0.2, whose last the product page's lean takes and the others' keeps, while a known site's cut (three

@@ -181,6 +181,28 @@ def declared_products(names: Iterable[str]) -> int:
     return sum(1 for name in names if name.endswith("product") and _SCHEMA_ORG.sub("", name) == "product")
 
 
+#: The names of a list of items (the ``kind_list`` flag's, :data:`KIND_NAMES`): a page that declares one is
+#: not about one product (:func:`about_one_product`).
+_LIST_NAMES = KIND_NAMES[KIND_FEATURES.index("kind_list")]
+_LIST_ENDS = tuple(_LIST_NAMES)  # a name that ends otherwise is not looked at twice
+
+
+def about_one_product(names: Sequence[str]) -> bool:
+    """Whether a page that declares ``names`` (:func:`declared_names`) says it is about one product: it
+    declares exactly one ``Product`` (:func:`declared_products`) or exactly one ``ProductGroup``, and no list
+    of items (``ItemList``, ``OfferCatalog``..., the ``kind_list`` names).
+
+    A shop that sells a product in sizes or colours declares a ``ProductGroup`` and each variant as a
+    ``Product`` of its own: allbirds.com's, huel.com's, nike.com's and zalando.co.uk's product pages count
+    4-50 products and one group.  A page that also declares a list (sephora.com's product page declares an
+    ``ItemList`` and two groups beside its reviews) is about more than its product.  Measured on sites never
+    seen (``docs/methods/combined.md``, "A shop's product page: the cut leans less")."""
+    if any(name.endswith(_LIST_ENDS) and _SCHEMA_ORG.sub("", name) in _LIST_NAMES for name in names):
+        return False
+    groups = sum(1 for name in names if name.endswith("productgroup") and _SCHEMA_ORG.sub("", name) == "productgroup")
+    return groups == 1 or declared_products(names) == 1
+
+
 def _declared_products_by_needle(html: str) -> int:
     """:func:`declared_products` of the source searched once for each needle: the reference the one scan's
     count is held to (``tests/methods/test_kinds.py``)."""

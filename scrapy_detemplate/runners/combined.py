@@ -34,9 +34,9 @@ from scrapy_detemplate.methods.density import line_features
 from scrapy_detemplate.methods.forest import Forest, mean_forest
 from scrapy_detemplate.methods.kinds import (
     KIND_FEATURES,
+    about_one_product,
     answer_lines,
     declared_answers,
-    declared_products,
     declared_reviews,
     kind_flags,
     review_lines,
@@ -116,7 +116,7 @@ THREAD_RATIO = 2.0
 #: site evidence yet, among lines the trees doubt, the cut errs toward keeping (0.15 before the first-page
 #: trees and the lexicon of names; docs/methods/combined.md, "The cut on a site's first pages, again").
 KEEP_WEIGHT = 0.2
-#: The same lean on a site's first pages when the page declares exactly one product (a shop's product page,
+#: The same lean on a site's first pages when the page declares one product (a shop's product page,
 #: :func:`keep_weight`): less, as what such a page holds besides its product is a shop's furniture.
 PRODUCT_KEEP_WEIGHT = 0.1
 #: How many earlier pages of a site the DF share is taken over, at most.
@@ -577,15 +577,16 @@ def _settle(
 
 def keep_weight(declared: Sequence[str]) -> float:
     """How far the cut leans toward keeping on a site's first pages (:func:`decide`; on a known site it does
-    not lean): :data:`KEEP_WEIGHT`, or :data:`PRODUCT_KEEP_WEIGHT` on a page that declares exactly one
-    product (``declared``: the names the page declares, :attr:`ParsedPage.declared_names`;
-    :func:`~scrapy_detemplate.methods.kinds.declared_products`).
+    not lean): :data:`KEEP_WEIGHT`, or :data:`PRODUCT_KEEP_WEIGHT` on a page that declares one product
+    (``declared``: the names the page declares, :attr:`ParsedPage.declared_names`;
+    :func:`~scrapy_detemplate.methods.kinds.about_one_product`: one ``Product``, or one ``ProductGroup`` of
+    variants, and no list of items).
 
     A shop's product page, the first of its site, is what the lean toward keeping serves worst: the trees
     doubt its furniture (a warranty's pitch, the sales team's blurbs, "Complete the look", a cart) as much
     as its product, and the lean keeps both.  A page that declares one product says what it is about.
     Measured on sites never seen (docs/methods/combined.md, "A shop's product page: the cut leans less")."""
-    return PRODUCT_KEEP_WEIGHT if declared_products(declared) == 1 else KEEP_WEIGHT
+    return PRODUCT_KEEP_WEIGHT if about_one_product(declared) else KEEP_WEIGHT
 
 
 def decide(

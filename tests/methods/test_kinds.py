@@ -17,6 +17,7 @@ from scrapy_detemplate.methods.kinds import (
     MAX_REVIEWS,
     _declared_kinds_by_needle,
     _declared_products_by_needle,
+    about_one_product,
     answer_lines,
     declared_answers,
     declared_kinds,
@@ -95,10 +96,36 @@ def test_a_page_declares_how_many_products(html: str, count: int) -> None:
     assert declared_products(declared_names(html)) == _declared_products_by_needle(html) == count
 
 
+_VARIANTS = '"hasVariant": [{"@type": "Product", "color": "red"}, {"@type": "Product", "color": "blue"}]'
+
+
+@pytest.mark.parametrize(
+    ("html", "one"),
+    [
+        ('{"@type": "Product", "offers": {"@type": "Offer"}}', True),
+        ('{"@type": "Product"} {"@type": "Product"}', False),  # a category page, a comparison
+        ("{" + f'"@type": "ProductGroup", {_VARIANTS}' + "}", True),  # one product in variants
+        ('{"@type": "https://schema.org/ProductGroup"}', True),
+        ('<div itemscope itemtype="https://schema.org/ProductGroup">', True),
+        ('{"@type": "ProductGroup"} {"@type": "ProductGroup"}', False),
+        ("{" + f'"@type": "ProductGroup", {_VARIANTS}' + '} {"@type": "ItemList"}', False),  # and a list of items
+        ('{"@type": "Product"} <div itemtype="http://schema.org/OfferCatalog">', False),
+        ('{"@type": "Product"} {"@type": "https://schema.org/ItemList"}', False),
+        ('<meta property="og:type" content="product">', False),  # a kind, not an item
+        ('{"@type": "Offer"}', False),
+        ("", False),
+    ],
+)
+def test_a_page_says_it_is_about_one_product(html: str, one: bool) -> None:
+    assert about_one_product(declared_names(html)) is one
+
+
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(st.text())
 def test_any_text_declares_a_count_of_products(text: str) -> None:
-    assert 0 <= declared_products(declared_names(text)) <= text.count("type")
+    names = declared_names(text)
+    assert 0 <= declared_products(names) <= text.count("type")
+    assert about_one_product(names) in (True, False)
 
 
 def test_an_og_type_is_read_inside_one_tag_only() -> None:
