@@ -178,7 +178,13 @@ def declared_products(names: Iterable[str]) -> int:
     them is free (the source searched again for the two needles cost a median 0.3 of a parse on
     wcxb-dev's product pages, 1.5 at most), and a name that does not end in ``product`` is not looked at
     twice."""
-    return sum(1 for name in names if name.endswith("product") and _SCHEMA_ORG.sub("", name) == "product")
+    return _count_type(names, "product")
+
+
+def _count_type(names: Iterable[str], type_name: str) -> int:
+    """How many of ``names`` are the schema.org type ``type_name``, written as it is or as schema.org's address
+    of it (a name that does not end in ``type_name`` is not looked at twice)."""
+    return sum(1 for name in names if name.endswith(type_name) and _SCHEMA_ORG.sub("", name) == type_name)
 
 
 #: The names of a list of items (the ``kind_list`` flag's, :data:`KIND_NAMES`): a page that declares one is
@@ -199,8 +205,7 @@ def about_one_product(names: Sequence[str]) -> bool:
     seen (``docs/methods/combined.md``, "A shop's product page: the cut leans less")."""
     if any(name.endswith(_LIST_ENDS) and _SCHEMA_ORG.sub("", name) in _LIST_NAMES for name in names):
         return False
-    groups = sum(1 for name in names if name.endswith("productgroup") and _SCHEMA_ORG.sub("", name) == "productgroup")
-    return groups == 1 or declared_products(names) == 1
+    return _count_type(names, "productgroup") == 1 or declared_products(names) == 1
 
 
 def _declared_products_by_needle(html: str) -> int:
